@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "facecrop",
+    products: [
+        .library(name: "FaceCrop", targets: ["FaceCrop"]),
+        .executable(name: "facecrop", targets: ["facecrop"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // libvips' headers and link flags, nothing else.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // Fixed-arity C wrappers over libvips' variadic API; Swift sees only opaque pointers.
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would pull in
+        // all 55 OpenCV libraries (see ../shared/NOTES-interop.md).
+        .target(
+            name: "CFaceDetect",
+            exclude: ["opencv-include"],
+            cxxSettings: [.headerSearchPath("opencv-include")],
+            linkerSettings: [
+                .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
+            ]
+        ),
+        // Pure Swift: geometry, crop planning. No C imports, testable without pixels.
+        .target(name: "FaceCropCore"),
+        // Adapters over libvips and OpenCV, and the pipeline.
+        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect"]),
+        .executableTarget(
+            name: "facecrop",
+            dependencies: ["FaceCrop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "FaceCropCoreTests", dependencies: ["FaceCropCore"]),
+        .testTarget(name: "FaceCropTests", dependencies: ["FaceCrop"]),
+        .testTarget(
+            name: "FaceCropCLITests",
+            dependencies: ["facecrop", "FaceCrop"]
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,43 @@
+// CFaceDetect exists because OpenCV is C++ and reports bad input by throwing: a C++ exception crossing into
+// Swift aborts the process. Every entry point here catches everything and returns a status plus a message
+// copied into the caller's buffer. Detectors are not thread-safe: one caller at a time per detector.
+#ifndef CFACEDETECT_H
+#define CFACEDETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One face in pixels of the analysed image, origin top-left. Landmarks (when has_landmarks != 0) are
+/// x,y pairs in YuNet's order: eye on the image's left, eye on the image's right, nose tip,
+/// mouth corner on the image's left, mouth corner on the image's right.
+typedef struct {
+    float x, y, width, height;
+    float score;
+    float landmarks[10];
+    int has_landmarks;
+} CFDFace;
+
+typedef struct CFDDetector CFDDetector;
+
+/// YuNet 2023mar through cv::dnn. model_path NULL or "" uses the copy built into the library.
+CFDDetector *cfd_yunet_create(const char *model_path, char *error, size_t error_size);
+/// OpenCV Haar cascade (e.g. Debian opencv-data's haarcascade_frontalface_default.xml).
+CFDDetector *cfd_haar_create(const char *cascade_path, char *error, size_t error_size);
+void cfd_free(CFDDetector *detector);
+
+/// Detects faces in packed 8-bit RGB. Writes at most `capacity` faces (best first) and the number found
+/// into *count. Returns 0, or -1 with a message in `error`.
+int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
+               CFDFace *faces, int capacity, int *count, char *error, size_t error_size);
+
+/// Size in bytes of the YuNet model built into the library.
+size_t cfd_builtin_model_size(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,237 @@
+// Fixed-arity wrappers over libvips' variadic calls (see include/CVipsShim.h for the contract).
+// Multi-step wrappers keep their temporaries in vips_object_local_array, freed with the parent object.
+#include "CVipsShim.h"
+#include <vips/vips.h>
+#include <string.h>
+
+int fc_init(const char *argv0) {
+    static int started = 0;
+    static GMutex lock;
+    g_mutex_lock(&lock);
+    int rc = 0;
+    if (!started) {
+        rc = vips_init(argv0 ? argv0 : "facecrop");
+        if (rc == 0) {
+            // Every image is opened once per run: libvips' operation cache would only hold memory.
+            vips_cache_set_max(0);
+            started = 1;
+        }
+    }
+    g_mutex_unlock(&lock);
+    return rc;
+}
+
+void fc_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
+char *fc_error_copy(void) { return vips_error_buffer_copy(); }
+void fc_free(void *p) { g_free(p); }
+void fc_unref(FCImage *image) { if (image) g_object_unref(image); }
+
+static VipsFailOn fail_level(int fail_on_truncated) {
+    return fail_on_truncated ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE;
+}
+
+int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
+    *out = NULL;
+    VipsSource *source = vips_source_new_from_file(path);
+    if (!source) return -1;
+    const char *loader = vips_foreign_find_load_source(source);
+    if (!loader) {
+        g_object_unref(source);
+        return -1;
+    }
+    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+    VipsImage *image;
+    if (shrink > 1 && vips_isprefix("VipsForeignLoadJpeg", loader))
+        image = vips_image_new_from_source(source, "", "access", access, "fail_on", fail_level(fail_on_truncated),
+                                           "shrink", shrink, NULL);
+    else
+        image = vips_image_new_from_source(source, "", "access", access, "fail_on", fail_level(fail_on_truncated),
+                                           NULL);
+    g_object_unref(source);
+    if (!image) return -1;
+    *out = image;
+    return 0;
+}
+
+int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out) {
+    *out = NULL;
+    VipsSource *source = vips_source_new_from_file(path);
+    if (!source) return -1;
+    int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                   "fail_on", fail_level(fail_on_truncated), NULL);
+    g_object_unref(source);
+    return rc;
+}
+
+int fc_width(const FCImage *image) { return vips_image_get_width(image); }
+int fc_height(const FCImage *image) { return vips_image_get_height(image); }
+int fc_bands(const FCImage *image) { return vips_image_get_bands(image); }
+int fc_has_alpha(FCImage *image) { return vips_image_hasalpha(image); }
+int fc_orientation(FCImage *image) { return vips_image_get_orientation(image); }
+
+char *fc_loader(FCImage *image) {
+    const char *name = NULL;
+    if (vips_image_get_typeof(image, VIPS_META_LOADER) && vips_image_get_string(image, VIPS_META_LOADER, &name) == 0)
+        return g_strdup(name);
+    return g_strdup("");
+}
+
+char *fc_interpretation(FCImage *image) {
+    return g_strdup(vips_enum_nick(VIPS_TYPE_INTERPRETATION, vips_image_get_interpretation(image)));
+}
+
+int fc_to_srgb(FCImage *in, FCImage **out) {
+    *out = NULL;
+    VipsInterpretation interpretation = vips_image_guess_interpretation(in);
+    int is8bit = vips_image_get_format(in) == VIPS_FORMAT_UCHAR;
+    if (is8bit && (interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W)) {
+        g_object_ref(in);
+        *out = in;
+        return 0;
+    }
+    if (interpretation == VIPS_INTERPRETATION_CMYK)
+        // Use the embedded profile when there is one, libvips' built-in CMYK profile otherwise.
+        return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "input_profile", "cmyk", NULL);
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
+}
+
+int fc_flatten_white(FCImage *in, FCImage **out) {
+    *out = NULL;
+    if (!vips_image_hasalpha(in)) {
+        g_object_ref(in);
+        *out = in;
+        return 0;
+    }
+    VipsInterpretation interpretation = vips_image_guess_interpretation(in);
+    double max_alpha = interpretation == VIPS_INTERPRETATION_RGB16 || interpretation == VIPS_INTERPRETATION_GREY16 ? 65535 : 255;
+    double white[1] = {max_alpha};
+    VipsArrayDouble *background = vips_array_double_new(white, 1);
+    int rc = vips_flatten(in, out, "background", background, "max_alpha", max_alpha, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return rc;
+}
+
+int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height) {
+    *out = NULL;
+    VipsObject *scope = VIPS_OBJECT(vips_image_new());
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5);
+    int rc = -1;
+    if (vips_colourspace(in, &t[0], VIPS_INTERPRETATION_sRGB, NULL) == 0 &&
+        fc_flatten_white(t[0], &t[1]) == 0 && vips_cast_uchar(t[1], &t[2], NULL) == 0) {
+        VipsImage *rgb = t[2];
+        if (vips_image_get_bands(rgb) > 3 && vips_extract_band(rgb, &t[3], 0, "n", 3, NULL) == 0) rgb = t[3];
+        if (vips_image_get_bands(rgb) == 3) {
+            size_t size = 0;
+            *out = vips_image_write_to_memory(rgb, &size);
+            if (*out) {
+                *width = vips_image_get_width(rgb);
+                *height = vips_image_get_height(rgb);
+                rc = 0;
+            }
+        } else {
+            vips_error("facecrop", "cannot convert a %d-band image to RGB", vips_image_get_bands(rgb));
+        }
+    }
+    g_object_unref(scope);
+    return rc;
+}
+
+int fc_from_rgb8(const uint8_t *pixels, int width, int height, FCImage **out) {
+    *out = vips_image_new_from_memory_copy(pixels, (size_t)width * height * 3, width, height, 3, VIPS_FORMAT_UCHAR);
+    if (!*out) return -1;
+    (*out)->Type = VIPS_INTERPRETATION_sRGB;
+    return 0;
+}
+
+int fc_extract(FCImage *in, int left, int top, int width, int height, FCImage **out) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+int fc_resize_to(FCImage *in, int width, int height, FCImage **out) {
+    *out = NULL;
+    int w = vips_image_get_width(in), h = vips_image_get_height(in);
+    if (w == width && h == height) {
+        g_object_ref(in);
+        *out = in;
+        return 0;
+    }
+    VipsObject *scope = VIPS_OBJECT(vips_image_new());
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 1);
+    int rc = vips_resize(in, &t[0], (double)width / w, "vscale", (double)height / h, NULL);
+    if (rc == 0) {
+        if (vips_image_get_width(t[0]) == width && vips_image_get_height(t[0]) == height) {
+            g_object_ref(t[0]);
+            *out = t[0];
+        } else {
+            // libvips rounds the scaled size; settle the last pixel by repeating or dropping an edge.
+            rc = vips_embed(t[0], out, 0, 0, width, height, "extend", VIPS_EXTEND_COPY, NULL);
+        }
+    }
+    g_object_unref(scope);
+    return rc;
+}
+
+int fc_copy_memory(FCImage *in, FCImage **out) {
+    *out = vips_image_copy_memory(in);
+    return *out ? 0 : -1;
+}
+
+int fc_autorot(FCImage *in, FCImage **out) { return vips_autorot(in, out, NULL); }
+
+int fc_attention_centre(FCImage *in, int width, int height, int *x, int *y) {
+    VipsImage *crop = NULL;
+    int rc = vips_smartcrop(in, &crop, width, height, "interesting", VIPS_INTERESTING_ATTENTION, "attention_x", x,
+                            "attention_y", y, NULL);
+    if (crop) g_object_unref(crop);
+    return rc;
+}
+
+int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int strip) {
+    int q = quality > 0 ? quality : 80;
+    switch (format) {
+    case FC_JPEG:
+        return vips_jpegsave(in, path, "Q", q, "strip", strip, "optimize_coding", TRUE, NULL);
+    case FC_PNG:
+        return vips_pngsave(in, path, "strip", strip, NULL);
+    case FC_WEBP:
+        return vips_webpsave(in, path, "Q", q, "strip", strip, NULL);
+    case FC_TIFF:
+        return vips_tiffsave(in, path, "strip", strip, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
+    case FC_HEIF:
+        return vips_heifsave(in, path, "Q", q, "strip", strip, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_HEVC,
+                             NULL);
+    case FC_AVIF:
+        return vips_heifsave(in, path, "Q", q, "strip", strip, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                             NULL);
+    }
+    vips_error("facecrop", "unknown output format %d", (int)format);
+    return -1;
+}
+
+int fc_can_save(FCFormat format) {
+    const char *saver = format == FC_JPEG ? "jpegsave" : format == FC_PNG ? "pngsave" : format == FC_WEBP ? "webpsave"
+                        : format == FC_TIFF ? "tiffsave" : "heifsave";
+    return vips_type_find("VipsOperation", saver) != 0;
+}
+
+int fc_compare(FCImage *a, FCImage *b, double threshold, double *max_delta, double *mismatch_fraction) {
+    if (vips_image_get_width(a) != vips_image_get_width(b) || vips_image_get_height(a) != vips_image_get_height(b) ||
+        vips_image_get_bands(a) != vips_image_get_bands(b)) {
+        vips_error("facecrop", "images differ in size or bands: %dx%dx%d vs %dx%dx%d", vips_image_get_width(a),
+                   vips_image_get_height(a), vips_image_get_bands(a), vips_image_get_width(b),
+                   vips_image_get_height(b), vips_image_get_bands(b));
+        return -1;
+    }
+    VipsObject *scope = VIPS_OBJECT(vips_image_new());
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 4);
+    double mean = 0;
+    int rc = -1;
+    if (vips_subtract(a, b, &t[0], NULL) == 0 && vips_abs(t[0], &t[1], NULL) == 0 &&
+        vips_max(t[1], max_delta, NULL) == 0 && vips_more_const1(t[1], &t[2], threshold, NULL) == 0 &&
+        vips_bandor(t[2], &t[3], NULL) == 0 && vips_avg(t[3], &mean, NULL) == 0) {
+        *mismatch_fraction = mean / 255.0;
+        rc = 0;
+    }
+    g_object_unref(scope);
+    return rc;
+}

@@ -1,0 +1,75 @@
+// CVipsShim exists because libvips' public calls are NULL-terminated variadics, which Swift cannot call.
+// Each wrapper has a fixed arity, returns 0 on success and -1 on failure (the message is then in
+// fc_error_copy()), hands back a NEW reference in *out, and only borrows its inputs.
+// The image type is opaque here so Swift never parses glib's headers.
+#ifndef CVIPSSHIM_H
+#define CVIPSSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _VipsImage FCImage;
+
+/// Starts libvips once (safe to call repeatedly). Returns 0 on success.
+int fc_init(const char *argv0);
+/// Blocks (or allows) the loaders libvips marks untrusted, e.g. ImageMagick.
+void fc_block_untrusted(int block);
+/// Copies and clears libvips' error buffer. Free the result with fc_free.
+char *fc_error_copy(void);
+void fc_free(void *p);
+void fc_unref(FCImage *image);
+
+/// Opens a file through a VipsSource, so a name ending in "[...]" is a name, never load options.
+/// shrink > 1 asks the JPEG loader for shrink-on-load (ignored by other formats). The header is read now,
+/// pixels when needed. sequential != 0 asks for sequential access.
+int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out);
+/// vips_thumbnail into a box of width x height (never upsizing), honouring EXIF orientation.
+int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out);
+
+int fc_width(const FCImage *image);
+int fc_height(const FCImage *image);
+int fc_bands(const FCImage *image);
+int fc_has_alpha(FCImage *image);
+/// EXIF orientation 1...8 (1 when absent or invalid).
+int fc_orientation(FCImage *image);
+/// Loader nickname, e.g. "jpegload_source". Free with fc_free.
+char *fc_loader(FCImage *image);
+/// Interpretation nickname, e.g. "srgb", "b-w", "cmyk". Free with fc_free.
+char *fc_interpretation(FCImage *image);
+
+/// Decodes to packed 8-bit RGB (alpha flattened on white). *out is g_malloc'ed: free with fc_free.
+int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height);
+/// Wraps a packed 8-bit RGB buffer (copied) as an image.
+int fc_from_rgb8(const uint8_t *pixels, int width, int height, FCImage **out);
+
+int fc_extract(FCImage *in, int left, int top, int width, int height, FCImage **out);
+/// Resizes to exactly width x height (lanczos3), fixing libvips' rounding by a pixel if needed.
+int fc_resize_to(FCImage *in, int width, int height, FCImage **out);
+int fc_copy_memory(FCImage *in, FCImage **out);
+/// Rotates upright per the orientation tag and removes the tag.
+int fc_autorot(FCImage *in, FCImage **out);
+/// Flattens alpha onto white; returns a new reference to the input when it has no alpha.
+int fc_flatten_white(FCImage *in, FCImage **out);
+/// Converts to sRGB (8 bit) unless the image is already sRGB or greyscale 8 bit; keeps alpha.
+int fc_to_srgb(FCImage *in, FCImage **out);
+/// libvips' attention smartcrop of width x height: the centre of attention, in input coordinates.
+int fc_attention_centre(FCImage *in, int width, int height, int *x, int *y);
+
+typedef enum { FC_JPEG = 0, FC_PNG = 1, FC_WEBP = 2, FC_TIFF = 3, FC_HEIF = 4, FC_AVIF = 5 } FCFormat;
+/// Saves with an explicit saver (the file name's extension is not consulted). quality <= 0: default.
+int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int strip);
+/// Whether this libvips can save the format (e.g. HEIF/AVIF need an encoder).
+int fc_can_save(FCFormat format);
+
+/// Compares two images of the same size and bands: largest channel difference, and the share of pixels
+/// where some channel differs by more than threshold.
+int fc_compare(FCImage *a, FCImage *b, double threshold, double *max_delta, double *mismatch_fraction);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

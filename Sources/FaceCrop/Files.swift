@@ -1,0 +1,79 @@
+import Glibc
+
+/// Checks an input path before libvips sees it, so each problem gets its own clear message (and a FIFO
+/// or a directory never reaches a decoder).
+enum InputCheck {
+    static func readableFile(_ path: String) throws(FaceCropError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let e = errno
+            if e == ENOENT || e == ENOTDIR { throw .inputNotFound(path) }
+            throw .inputUnreadable(path, reason: errorText(e))
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw .inputIsDirectory(path)
+        default: throw .inputNotRegularFile(path)
+        }
+        if st.st_size == 0 { throw .inputEmpty(path) }
+        if access(path, R_OK) != 0 { throw .inputUnreadable(path, reason: errorText(errno)) }
+    }
+}
+
+/// Checks an output path before any work: known extension, existing writable folder, not the input.
+enum OutputCheck {
+    @discardableResult
+    static func writable(_ path: String, input: String) throws(FaceCropError) -> ImageFormat {
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), let format = ImageFormat(pathExtension: String(name[name.index(after: dot)...])) else {
+            throw .unsupportedOutputFormat(path)
+        }
+        guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(path) }
+        if sameFile(path, input) { throw .outputSameAsInput(path) }
+        let dir = directory(of: path)
+        var st = stat()
+        guard stat(dir, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { throw .outputDirectoryMissing(dir) }
+        if access(dir, W_OK) != 0 { throw .outputNotWritable(path, reason: errorText(errno)) }
+        if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR { throw .outputNotWritable(path, reason: "it is a directory") }
+        return format
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Same path after resolving links, or the same inode (hard links).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        if stat(a, &sa) == 0, stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
+        return false
+    }
+}
+
+/// Writes through a temporary file in the destination folder, renamed into place only when complete, so
+/// a failed or interrupted write never leaves a partial output or clobbers an existing one.
+enum AtomicFile {
+    static func write<E: Error>(to path: String, _ body: (String) throws(E) -> Void) throws {
+        let dir = OutputCheck.directory(of: path)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let ext = name.split(separator: ".").last.map(String.init) ?? "tmp"
+        let tmp = "\(dir)/.\(name).facecrop-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).\(ext)"
+        do {
+            try body(tmp)
+        } catch {
+            unlink(tmp)
+            throw error
+        }
+        if rename(tmp, path) != 0 {
+            let e = errno
+            unlink(tmp)
+            throw FaceCropError.writeFailed(path, detail: errorText(e))
+        }
+    }
+}
+
+func errorText(_ code: Int32) -> String {
+    guard let s = strerror(code) else { return "error \(code)" }
+    return String(cString: s).lowercased()
+}

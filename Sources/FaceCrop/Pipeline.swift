@@ -1,0 +1,270 @@
+import FaceCropCore
+import Glibc
+
+/// What to do when no face is found.
+public enum NoFacePolicy: String, Sendable, Codable, CaseIterable {
+    /// The largest crop of the aspect, centred.
+    case center
+    /// The largest crop of the aspect, centred on libvips' attention point (its smartcrop).
+    case attention
+    /// Fail with exit status 2.
+    case fail
+}
+
+/// The size of the written image.
+public enum OutputSize: Hashable, Sendable {
+    /// Exactly width x height.
+    case exact(width: Int, height: Int)
+    /// This width; the height follows the crop's aspect.
+    case width(Int)
+}
+
+public struct CropOptions: Sendable {
+    public var strategy: CropStrategy = .all
+    public var margin: Margin = .pixels(200)
+    public var aspect: Aspect = .ratio(width: 1, height: 1)
+    public var noFace: NoFacePolicy = .attention
+    public var size: OutputSize?
+    public var quality: Int?
+    public var strip = false
+    public init() {}
+}
+
+/// One image read and searched for faces: everything planning needs.
+public struct Analysis: Sendable {
+    public var path: String
+    /// Stored size (before EXIF orientation).
+    public var storedSize: ImageSize
+    public var orientation: Orientation
+    /// Upright size.
+    public var size: ImageSize { orientation.displaySize(storedSize: storedSize) }
+    public var loader: String
+    public var faces: [FaceObservation]
+    public var analysisSize: ImageSize
+    public var timings = Timings()
+    /// The shrunk upright image the detector saw (kept for libvips' attention fallback).
+    let preview: VipsImage
+    let interpretation: String
+
+    /// Face boxes in pixels of the upright full-resolution image.
+    public var faceRects: [Rect] { faces.map { $0.boundingBox(in: size) } }
+}
+
+/// The face-aware crop pipeline: load (shrink-on-load) → detect → plan → crop the full image → write.
+public struct FaceCropper: Sendable {
+    public static let version = "0.1.0"
+    /// sharp's default input limit (0x3FFF × 0x3FFF).
+    public static let defaultMaxPixels = 268_402_689
+
+    public let detector: FaceDetector
+    /// Detector score threshold, 0...1.
+    public var threshold: Double
+    /// Long side of the image the detector sees.
+    public var analysisSize: Int
+    public var maxPixels: Int
+
+    public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels) {
+        self.detector = detector
+        self.threshold = threshold ?? Self.defaultThreshold(for: detector.kind)
+        self.analysisSize = analysisSize
+        self.maxPixels = maxPixels
+    }
+
+    public static func defaultThreshold(for kind: DetectorKind) -> Double {
+        switch kind {
+        case .yunet: return 0.6
+        case .haar: return 0.5
+        }
+    }
+
+    /// Reads the image (header, then a shrunk upright copy) and finds its faces.
+    public func analyze(_ path: String) throws(FaceCropError) -> Analysis {
+        let start = ContinuousClock.now
+        try InputCheck.readableFile(path)
+        let header: VipsImage
+        do { header = try VipsImage.open(path, sequential: true) } catch { throw Self.readError(path, error) }
+        let stored = header.size
+        guard stored.width > 0, stored.height > 0 else { throw .notAnImage(path) }
+        if stored.width * stored.height > maxPixels {
+            throw .tooManyPixels(path, width: stored.width, height: stored.height, limit: maxPixels)
+        }
+        let preview: VipsImage
+        do { preview = try VipsImage.thumbnail(path, box: analysisSize).inMemory() } catch { throw Self.readError(path, error) }
+        let loaded = ContinuousClock.now
+
+        let orientation = header.orientation
+        let analysisSize = preview.size
+        let detected: [DetectedFace]
+        do {
+            detected = try preview.withRGB8 { rgb, w, h in try detector.detect(rgb: rgb, width: w, height: h, threshold: threshold) }
+        } catch let error as FaceCropError {
+            throw error
+        } catch {
+            throw .imageProcessing("\(error)")
+        }
+        let faces = Self.observations(Self.dropWeak(detected, kind: detector.kind), analysisSize: analysisSize)
+        var analysis = Analysis(
+            path: path, storedSize: stored, orientation: orientation, loader: header.loader, faces: faces,
+            analysisSize: analysisSize, preview: preview, interpretation: header.interpretation)
+        analysis.timings.load = Self.ms(start, loaded)
+        analysis.timings.detect = Self.ms(loaded, .now)
+        return analysis
+    }
+
+    /// Haar reports weak duplicates and textures as faces; one far below the best blew crops up to the
+    /// whole image. Keep faces scoring at least 80 % of the best one. YuNet's scores need no such help.
+    static func dropWeak(_ faces: [DetectedFace], kind: DetectorKind) -> [DetectedFace] {
+        guard kind == .haar, let best = faces.map(\.score).max() else { return faces }
+        return faces.filter { $0.score >= 0.8 * best }
+    }
+
+    /// Detector pixels (origin top-left of the analysed image) → Vision-style normalized observations.
+    static func observations(_ faces: [DetectedFace], analysisSize: ImageSize) -> [FaceObservation] {
+        faces.map { f in
+            FaceObservation(
+                boundingBox: Coordinates.normalizedRect(forPixel: f.box, imageSize: analysisSize),
+                confidence: f.score,
+                landmarks: f.landmarks.map { points in
+                    FaceLandmarks(points.map { Coordinates.normalizedPoint(forPixel: $0, imageSize: analysisSize) })
+                })
+        }
+    }
+
+    /// Plans the crop. Throws `.noFace` only with `NoFacePolicy.fail`.
+    public func plan(_ analysis: Analysis, options: CropOptions) throws(FaceCropError) -> CropInfo {
+        let size = analysis.size
+        let rects = analysis.faceRects
+        let ratio = options.aspect.value(for: size)
+        let meanHeight = rects.isEmpty ? 0 : rects.map(\.height).reduce(0, +) / Double(rects.count)
+        let margin = options.margin.pixels(meanFaceHeight: meanHeight)
+        if let plan = CropPlanner.plan(faces: rects, image: size, strategy: options.strategy, margin: margin, ratio: ratio) {
+            return CropInfo(
+                strategy: options.strategy, aspect: options.aspect.description, ratio: ratio, marginPixels: margin.rounded(2),
+                region: plan.region.rounded(2), rect: plan.rect, cutFaces: plan.cutFaces, regionFits: plan.regionFits, fallback: nil)
+        }
+        let cropSize = CropPlanner.largestSize(ratio: ratio, in: size)
+        var centre = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
+        switch options.noFace {
+        case .fail:
+            throw .noFace(analysis.path)
+        case .center:
+            break
+        case .attention:
+            // libvips' smartcrop on the preview, scaled back to full resolution.
+            let sx = Double(analysis.analysisSize.width) / Double(size.width)
+            let sy = Double(analysis.analysisSize.height) / Double(size.height)
+            let w = min(analysis.analysisSize.width, max(1, Int((Double(cropSize.width) * sx).rounded())))
+            let h = min(analysis.analysisSize.height, max(1, Int((Double(cropSize.height) * sy).rounded())))
+            do {
+                let p = try analysis.preview.attentionCentre(width: w, height: h)
+                centre = Point(x: p.x / sx, y: p.y / sy)
+            } catch {
+                throw .imageProcessing(error.message)
+            }
+        }
+        let rect = CropPlanner.centred(size: cropSize, on: centre, in: size)
+        return CropInfo(
+            strategy: options.strategy, aspect: options.aspect.description, ratio: ratio, marginPixels: margin,
+            region: nil, rect: rect, cutFaces: [], regionFits: true, fallback: options.noFace)
+    }
+
+    /// The output size for a crop: exact, from a width, or the crop's own.
+    public static func outputSize(for crop: PixelRect, _ size: OutputSize?) -> ImageSize {
+        switch size {
+        case .exact(let w, let h): return ImageSize(width: w, height: h)
+        case .width(let w): return ImageSize(width: w, height: max(1, Int((Double(w) * Double(crop.height) / Double(crop.width)).rounded())))
+        case nil: return ImageSize(width: crop.width, height: crop.height)
+        }
+    }
+
+    /// Cuts `crop` from the full-resolution image, resizes it and writes it atomically (temp file + rename).
+    public func write(_ analysis: Analysis, crop: PixelRect, to output: String, options: CropOptions) throws(FaceCropError) -> OutputInfo {
+        let format = try OutputCheck.writable(output, input: analysis.path)
+        let outSize = Self.outputSize(for: crop, options.size)
+        let o = analysis.orientation
+        let stored = o.storedRect(forDisplay: crop, storedSize: analysis.storedSize)
+        // JPEG shrink-on-load when the crop is at least `shrink` times the output on both sides.
+        var shrink = 1
+        if options.size != nil, analysis.loader.hasPrefix("jpegload") {
+            shrink = [8, 4, 2].first { crop.width / $0 >= outSize.width && crop.height / $0 >= outSize.height } ?? 1
+        }
+        do {
+            let source = try VipsImage.open(analysis.path, sequential: true, shrink: shrink)
+            let sx = Double(source.width) / Double(analysis.storedSize.width)
+            let sy = Double(source.height) / Double(analysis.storedSize.height)
+            let x0 = Int((Double(stored.x) * sx).rounded(.down)), y0 = Int((Double(stored.y) * sy).rounded(.down))
+            let x1 = min(source.width, Int((Double(stored.x + stored.width) * sx).rounded(.up)))
+            let y1 = min(source.height, Int((Double(stored.y + stored.height) * sy).rounded(.up)))
+            var image = try source.extract(PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0)))
+            let storedOut = o.swapsAxes ? ImageSize(width: outSize.height, height: outSize.width) : outSize
+            image = try image.resized(width: storedOut.width, height: storedOut.height)
+            // autorot needs random access for quarter turns: rotate the (small) crop in memory.
+            if o != .up { image = try image.inMemory().upright() }
+            if analysis.interpretation == "cmyk" { image = try image.sRGB() }
+            if !format.supportsAlpha { image = try image.flattenedOnWhite() }
+            try AtomicFile.write(to: output) { tmp throws(VipsError) in
+                try image.save(to: tmp, format: format, quality: options.quality, strip: options.strip)
+            }
+        } catch let error as VipsError {
+            throw Self.readError(analysis.path, error)
+        } catch let error as FaceCropError {
+            throw error
+        } catch {
+            throw .writeFailed(output, detail: "\(error)")
+        }
+        return OutputInfo(path: output, width: outSize.width, height: outSize.height, format: format)
+    }
+
+    /// The whole job for one image. `output` nil plans without writing (dry run).
+    public func run(_ input: String, output: String?, options: CropOptions) throws(FaceCropError) -> CropReport {
+        let start = ContinuousClock.now
+        if let output { _ = try OutputCheck.writable(output, input: input) }
+        var analysis = try analyze(input)
+        let planStart = ContinuousClock.now
+        let crop = try plan(analysis, options: options)
+        analysis.timings.plan = Self.ms(planStart, .now)
+        var out: OutputInfo?
+        if let output {
+            let writeStart = ContinuousClock.now
+            out = try write(analysis, crop: crop.rect, to: output, options: options)
+            analysis.timings.write = Self.ms(writeStart, .now)
+        }
+        analysis.timings.total = Self.ms(start, .now)
+        return report(analysis, crop: crop, output: out)
+    }
+
+    public func report(_ analysis: Analysis, crop: CropInfo?, output: OutputInfo?) -> CropReport {
+        let size = analysis.size
+        let faces = analysis.faces.map { f in
+            FaceReport(
+                boundingBox: f.boundingBox.rounded(6), rect: f.boundingBox(in: size).rounded(2), confidence: f.confidence.rounded(4),
+                landmarks: f.landmarks.map { FaceLandmarks($0.allPoints.map { $0.rounded(6) }) },
+                landmarkPoints: f.landmarks.map { FaceLandmarks($0.points(in: size).map { $0.rounded(2) }) })
+        }
+        var timings = analysis.timings
+        for k in [\Timings.load, \.detect, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
+        return CropReport(
+            input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
+            analysis: AnalysisInfo(width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold),
+            faces: faces, crop: crop, output: output, timings: timings)
+    }
+
+    public static func ms(_ a: ContinuousClock.Instant, _ b: ContinuousClock.Instant) -> Double {
+        let d = (b - a).components
+        return Double(d.seconds) * 1000 + Double(d.attoseconds) / 1e15
+    }
+
+    /// libvips' reading errors in facecrop's words.
+    static func readError(_ path: String, _ error: VipsError) -> FaceCropError {
+        let m = error.message
+        if m.contains("not in a known format") || m.contains("is not a known file format") || m.contains("is not a known") {
+            return .notAnImage(path)
+        }
+        var detail = m
+        if let colon = m.firstIndex(of: ":"), !m[..<colon].contains(" ") { detail = String(m[m.index(after: colon)...]) }
+        detail = String(detail.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        while detail.hasSuffix(".") { detail.removeLast() }
+        return .corruptImage(path, detail: detail.isEmpty ? m : detail)
+    }
+}
+

@@ -1,0 +1,99 @@
+import FaceCropCore
+
+/// What facecrop found and did for one input: the `--json` output (schema in README).
+public struct CropReport: Codable, Sendable {
+    public var version = FaceCropper.version
+    public var input: InputInfo
+    public var analysis: AnalysisInfo
+    public var faces: [FaceReport]
+    public var crop: CropInfo?
+    public var output: OutputInfo?
+    public var timings: Timings
+}
+
+public struct InputInfo: Codable, Sendable {
+    public var path: String
+    /// Upright (display) size in pixels, after EXIF orientation.
+    public var width: Int
+    public var height: Int
+    /// EXIF orientation of the file (1...8).
+    public var orientation: Int
+    /// libvips loader that read the file, e.g. "jpegload_source".
+    public var loader: String
+}
+
+public struct AnalysisInfo: Codable, Sendable {
+    /// Size of the shrunk image the detector saw.
+    public var width: Int
+    public var height: Int
+    public var detector: DetectorKind
+    public var threshold: Double
+}
+
+public struct FaceReport: Codable, Sendable {
+    /// Vision-style: normalized 0...1, origin bottom-left.
+    public var boundingBox: Rect
+    /// Pixels of the upright full-resolution image, origin top-left.
+    public var rect: Rect
+    public var confidence: Double
+    /// Vision-style normalized points, origin bottom-left (nil for detectors without landmarks).
+    public var landmarks: FaceLandmarks?
+    /// The same points in pixels, origin top-left.
+    public var landmarkPoints: FaceLandmarks?
+}
+
+public struct CropInfo: Codable, Sendable {
+    public var strategy: CropStrategy
+    public var aspect: String
+    /// The aspect as width / height.
+    public var ratio: Double
+    public var marginPixels: Double
+    /// Faces plus margin before fitting to the aspect; nil when no face was found.
+    public var region: Rect?
+    public var rect: PixelRect
+    /// Indices into `faces` of faces not wholly inside `rect`.
+    public var cutFaces: [Int]
+    /// Whether faces plus margin (within the image) fit inside `rect`.
+    public var regionFits: Bool
+    /// "center" or "attention" when no face was found and the crop fell back; nil otherwise.
+    public var fallback: NoFacePolicy?
+}
+
+public struct OutputInfo: Codable, Sendable {
+    public var path: String
+    public var width: Int
+    public var height: Int
+    public var format: ImageFormat
+}
+
+/// Milliseconds per stage.
+public struct Timings: Codable, Sendable {
+    public var load = 0.0
+    public var detect = 0.0
+    public var plan = 0.0
+    public var write = 0.0
+    public var total = 0.0
+}
+
+extension Rect {
+    /// Rounded for reports: `places` decimals.
+    func rounded(_ places: Int) -> Rect {
+        Rect(x: x.rounded(places), y: y.rounded(places), width: width.rounded(places), height: height.rounded(places))
+    }
+}
+
+extension Point {
+    func rounded(_ places: Int) -> Point { Point(x: x.rounded(places), y: y.rounded(places)) }
+}
+
+extension FaceLandmarks {
+    init(_ p: [Point]) { self.init(rightEye: p[0], leftEye: p[1], nose: p[2], mouthRight: p[3], mouthLeft: p[4]) }
+}
+
+extension Double {
+    func rounded(_ places: Int) -> Double {
+        let scale = Double(sign: .plus, exponent: 0, significand: 1) * pow10(places)
+        return (self * scale).rounded() / scale
+    }
+    private func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { r, _ in r * 10 } }
+}

@@ -1,0 +1,148 @@
+// The only file that talks to libvips (through CVipsShim).
+import CVipsShim
+import FaceCropCore
+
+/// libvips' error, with the library's own text (last line, prefixes like "VipsJpeg: " kept).
+struct VipsError: Error {
+    let message: String
+
+    /// Reads and clears libvips' (process-wide) error buffer.
+    static func take() -> VipsError {
+        guard let raw = fc_error_copy() else { return VipsError(message: "unknown libvips error") }
+        defer { fc_free(raw) }
+        let lines = String(cString: raw).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        return VipsError(message: lines.last ?? "unknown libvips error")
+    }
+}
+
+/// libvips starts once per process.
+private let vipsStarted: Bool = fc_init(CommandLine.arguments.first ?? "facecrop") == 0
+
+/// Output formats facecrop writes, chosen by extension.
+public enum ImageFormat: String, Sendable, CaseIterable, Codable {
+    case jpeg, png, webp, tiff, heif, avif
+
+    public init?(pathExtension ext: String) {
+        switch ext.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        case "tif", "tiff": self = .tiff
+        case "heic", "heif": self = .heif
+        case "avif": self = .avif
+        default: return nil
+        }
+    }
+
+    var shimFormat: FCFormat {
+        switch self {
+        case .jpeg: FC_JPEG
+        case .png: FC_PNG
+        case .webp: FC_WEBP
+        case .tiff: FC_TIFF
+        case .heif: FC_HEIF
+        case .avif: FC_AVIF
+        }
+    }
+
+    var supportsAlpha: Bool { self != .jpeg }
+}
+
+/// An owned libvips image. libvips images are immutable once built and their reference counts are
+/// atomic, so sharing one across threads is safe: hence @unchecked Sendable.
+final class VipsImage: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    private init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { fc_unref(pointer) }
+
+    /// Runs a shim call that produces a new image, turning libvips' error channel into a Swift error.
+    static func make(_ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32) throws(VipsError) -> VipsImage {
+        guard vipsStarted else { throw VipsError(message: "libvips failed to start") }
+        var out: OpaquePointer?
+        let rc = body(&out)
+        guard rc == 0, let image = out else {
+            if let out { fc_unref(out) }
+            throw VipsError.take()
+        }
+        return VipsImage(image)
+    }
+
+    static func check(_ rc: Int32) throws(VipsError) {
+        if rc != 0 { throw VipsError.take() }
+    }
+
+    static func setBlockUntrusted(_ block: Bool) {
+        guard vipsStarted else { return }
+        fc_block_untrusted(block ? 1 : 0)
+    }
+
+    /// Opens a file (header now, pixels on demand). shrink > 1: JPEG shrink-on-load.
+    static func open(_ path: String, sequential: Bool, shrink: Int = 1) throws(VipsError) -> VipsImage {
+        try make { fc_open(path, sequential ? 1 : 0, 1, Int32(shrink), $0) }
+    }
+
+    /// Decodes into a box with shrink-on-load, upright.
+    static func thumbnail(_ path: String, box: Int) throws(VipsError) -> VipsImage {
+        try make { fc_thumbnail(path, Int32(box), Int32(box), 1, $0) }
+    }
+
+    static func fromRGB8(_ pixels: [UInt8], width: Int, height: Int) throws(VipsError) -> VipsImage {
+        try make { out in pixels.withUnsafeBufferPointer { fc_from_rgb8($0.baseAddress, Int32(width), Int32(height), out) } }
+    }
+
+    var width: Int { Int(fc_width(pointer)) }
+    var height: Int { Int(fc_height(pointer)) }
+    var size: ImageSize { ImageSize(width: width, height: height) }
+    var bands: Int { Int(fc_bands(pointer)) }
+    var hasAlpha: Bool { fc_has_alpha(pointer) != 0 }
+    var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
+    var loader: String { Self.string(fc_loader(pointer)) }
+    var interpretation: String { Self.string(fc_interpretation(pointer)) }
+
+    private static func string(_ raw: UnsafeMutablePointer<CChar>?) -> String {
+        guard let raw else { return "" }
+        defer { fc_free(raw) }
+        return String(cString: raw)
+    }
+
+    func extract(_ r: PixelRect) throws(VipsError) -> VipsImage {
+        try Self.make { fc_extract(pointer, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height), $0) }
+    }
+    func resized(width: Int, height: Int) throws(VipsError) -> VipsImage {
+        try Self.make { fc_resize_to(pointer, Int32(width), Int32(height), $0) }
+    }
+    func inMemory() throws(VipsError) -> VipsImage { try Self.make { fc_copy_memory(pointer, $0) } }
+    func upright() throws(VipsError) -> VipsImage { try Self.make { fc_autorot(pointer, $0) } }
+    func flattenedOnWhite() throws(VipsError) -> VipsImage { try Self.make { fc_flatten_white(pointer, $0) } }
+    func sRGB() throws(VipsError) -> VipsImage { try Self.make { fc_to_srgb(pointer, $0) } }
+
+    /// Packed 8-bit RGB pixels, alpha flattened on white.
+    func withRGB8<R>(_ body: (UnsafePointer<UInt8>, Int, Int) throws -> R) throws -> R {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var w: Int32 = 0, h: Int32 = 0
+        try Self.check(fc_rgb8(pointer, &buffer, &w, &h))
+        defer { fc_free(buffer) }
+        return try withExtendedLifetime(self) { try body(buffer!, Int(w), Int(h)) }
+    }
+
+    /// libvips' attention centre for a crop of width x height.
+    func attentionCentre(width: Int, height: Int) throws(VipsError) -> Point {
+        var x: Int32 = 0, y: Int32 = 0
+        try Self.check(fc_attention_centre(pointer, Int32(width), Int32(height), &x, &y))
+        return Point(x: Double(x), y: Double(y))
+    }
+
+    func save(to path: String, format: ImageFormat, quality: Int?, strip: Bool) throws(VipsError) {
+        try Self.check(fc_save(pointer, path, format.shimFormat, Int32(quality ?? 0), strip ? 1 : 0))
+    }
+
+    static func canSave(_ format: ImageFormat) -> Bool { vipsStarted && fc_can_save(format.shimFormat) != 0 }
+
+    /// Largest channel difference and the share of pixels differing by more than `threshold`.
+    func compare(with other: VipsImage, threshold: Double) throws(VipsError) -> (maxDelta: Double, mismatch: Double) {
+        var maxDelta = 0.0, mismatch = 0.0
+        try Self.check(fc_compare(pointer, other.pointer, threshold, &maxDelta, &mismatch))
+        return (maxDelta, mismatch)
+    }
+}

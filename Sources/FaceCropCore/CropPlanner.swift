@@ -1,0 +1,244 @@
+/// Which faces the crop is planned around.
+public enum CropStrategy: String, Sendable, Codable, CaseIterable {
+    /// The union of every face box grown by the margin: no face is cut when that is geometrically possible.
+    case all
+    /// The reference algorithm of Ancestry's FaceCrop article, kept exact (see `CropPlanner.averageRegion`).
+    case average
+    /// The largest face plus margin.
+    case largest
+}
+
+/// Space kept around the faces: pixels of the original image, or a percentage of the mean face height.
+public enum Margin: Hashable, Sendable {
+    case pixels(Double)
+    case percentOfFaceHeight(Double)
+
+    /// Parses "200" or "40%". Nil for anything else, negative or not finite.
+    public init?(_ text: String) {
+        let percent = text.hasSuffix("%")
+        guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else { return nil }
+        self = percent ? .percentOfFaceHeight(value) : .pixels(value)
+    }
+
+    public func pixels(meanFaceHeight: Double) -> Double {
+        switch self {
+        case .pixels(let value): return value
+        case .percentOfFaceHeight(let percent): return percent / 100 * meanFaceHeight
+        }
+    }
+}
+
+/// The width:height of the crop, or the input image's own.
+public enum Aspect: Hashable, Sendable {
+    case original
+    case ratio(width: Double, height: Double)
+
+    /// Parses "16:9", "1.91:1", "4/5" or "original".
+    public init?(_ text: String) {
+        if text == "original" {
+            self = .original
+            return
+        }
+        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "/" || $0 == "x" })
+        guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]),
+            w.isFinite, h.isFinite, w > 0, h > 0
+        else { return nil }
+        self = .ratio(width: w, height: h)
+    }
+
+    /// width / height for an image of `imageSize`.
+    public func value(for imageSize: ImageSize) -> Double {
+        switch self {
+        case .original: return Double(imageSize.width) / Double(imageSize.height)
+        case .ratio(let w, let h): return w / h
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .original: return "original"
+        case .ratio(let w, let h): return "\(Self.format(w)):\(Self.format(h))"
+        }
+    }
+
+    private static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+}
+
+/// The outcome of planning: where to cut, and what that does to the faces.
+public struct CropPlan: Hashable, Sendable {
+    /// Faces plus margin as the strategy defines it, before fitting to the aspect (may leave the image).
+    public var region: Rect
+    /// The crop in pixels of the upright image, origin top-left. Always inside the image.
+    public var rect: PixelRect
+    /// Indices (into the faces given) of the faces not wholly inside `rect`.
+    public var cutFaces: [Int]
+    /// Whether the whole region (faces and margin, clipped to the image) is inside `rect`.
+    public var regionFits: Bool
+}
+
+/// Crop planning as pure functions over pixel rectangles (origin top-left of the upright image).
+public enum CropPlanner {
+    /// A face counts as whole when it is inside the crop to within this many pixels (rounding).
+    public static let wholeTolerance = 1.0
+
+    /// Ancestry's FaceCrop region, exactly: the mean x, y, width and height over all faces;
+    /// offset = margin + (mean x − min x); region = (mean x − offset, mean y − offset,
+    /// mean width + 2·offset, mean height + 2·offset).
+    public static func averageRegion(faces: [Rect], margin: Double) -> Rect {
+        precondition(!faces.isEmpty, "averageRegion needs at least one face")
+        let n = Double(faces.count)
+        let meanX = faces.map(\.x).reduce(0, +) / n
+        let meanY = faces.map(\.y).reduce(0, +) / n
+        let meanW = faces.map(\.width).reduce(0, +) / n
+        let meanH = faces.map(\.height).reduce(0, +) / n
+        let minX = faces.map(\.x).min()!
+        let offset = margin + (meanX - minX)
+        return Rect(x: meanX - offset, y: meanY - offset, width: meanW + 2 * offset, height: meanH + 2 * offset)
+    }
+
+    /// The faces a strategy plans around (indices into `faces`).
+    public static func targets(of strategy: CropStrategy, faces: [Rect]) -> [Int] {
+        switch strategy {
+        case .all, .average: return Array(faces.indices)
+        case .largest:
+            guard let best = faces.indices.max(by: { faces[$0].area < faces[$1].area }) else { return [] }
+            return [best]
+        }
+    }
+
+    public static func region(faces: [Rect], strategy: CropStrategy, margin: Double) -> Rect {
+        switch strategy {
+        case .average:
+            return averageRegion(faces: faces, margin: margin)
+        case .all, .largest:
+            let chosen = targets(of: strategy, faces: faces).map { faces[$0].outsetBy(margin) }
+            return chosen.dropFirst().reduce(chosen[0]) { $0.union($1) }
+        }
+    }
+
+    /// Whole-pixel crop size of aspect `ratio` (width/height) that covers `region` (clipped to the image),
+    /// growing its short side; or, when that does not fit, the largest of that aspect inside the image.
+    /// The derived side is rounded, so the aspect holds to within one pixel.
+    public static func cropSize(covering region: Rect, ratio: Double, in image: ImageSize) -> (width: Int, height: Int) {
+        let clipped = region.intersection(image.bounds)
+        var w = max(clipped.width, 1), h = max(clipped.height, 1)
+        if w / h < ratio { w = h * ratio } else { h = w / ratio }
+        return wholePixelSize(width: w, height: h, ratio: ratio, in: image)
+    }
+
+    /// The largest whole-pixel size of aspect `ratio` inside the image.
+    public static func largestSize(ratio: Double, in image: ImageSize) -> (width: Int, height: Int) {
+        wholePixelSize(width: .infinity, height: .infinity, ratio: ratio, in: image)
+    }
+
+    private static func wholePixelSize(width: Double, height: Double, ratio: Double, in image: ImageSize) -> (width: Int, height: Int) {
+        let W = image.width, H = image.height
+        // Round one side, derive the other from it, and shrink both if that leaves the image.
+        if ratio >= 1 {
+            var h = min(H, max(1, Int(min(height, Double(H)).rounded())))
+            var w = max(1, Int((Double(h) * ratio).rounded()))
+            if w > W {
+                w = W
+                h = min(H, max(1, Int((Double(W) / ratio).rounded())))
+            }
+            return (w, h)
+        } else {
+            var w = min(W, max(1, Int(min(width, Double(W)).rounded())))
+            var h = max(1, Int((Double(w) / ratio).rounded()))
+            if h > H {
+                h = H
+                w = min(W, max(1, Int((Double(H) * ratio).rounded())))
+            }
+            return (w, h)
+        }
+    }
+
+    /// A crop of `size` centred on `point`, then moved inside the image (libvips' smartcrop placement).
+    public static func centred(size: (width: Int, height: Int), on point: Point, in image: ImageSize) -> PixelRect {
+        PixelRect(
+            x: clampStart(point.x - Double(size.width) / 2, length: size.width, limit: image.width),
+            y: clampStart(point.y - Double(size.height) / 2, length: size.height, limit: image.height),
+            width: size.width, height: size.height)
+    }
+
+    private static func clampStart(_ start: Double, length: Int, limit: Int) -> Int {
+        min(max(Int(start.rounded()), 0), max(limit - length, 0))
+    }
+
+    /// Plans the crop of aspect `ratio` around `faces` (pixels, origin top-left of the upright image).
+    ///
+    /// The region is fitted to the aspect by growing its short side around its centre, then moved inside
+    /// the image. When the region cannot fit, the crop is the largest of that aspect in the image, placed to
+    /// keep the most face area whole (a large face counts for more than a small background one), then the
+    /// most margin, then centred on what it keeps. Returns nil without faces.
+    public static func plan(faces: [Rect], image: ImageSize, strategy: CropStrategy, margin: Double, ratio: Double) -> CropPlan? {
+        guard !faces.isEmpty, image.width > 0, image.height > 0 else { return nil }
+        let region = region(faces: faces, strategy: strategy, margin: margin)
+        let clippedRegion = region.intersection(image.bounds)
+        let size = cropSize(covering: region, ratio: ratio, in: image)
+        var crop = centred(size: size, on: Point(x: clippedRegion.midX, y: clippedRegion.midY), in: image)
+
+        if !crop.rect.contains(clippedRegion, tolerance: wholeTolerance) {
+            let targets = targets(of: strategy, faces: faces)
+            let boxes = targets.map { faces[$0].intersection(image.bounds) }
+            let margins = targets.map { faces[$0].outsetBy(margin).intersection(image.bounds) }
+            if Double(crop.width) < clippedRegion.width - wholeTolerance {
+                crop.x = bestStart(axis: \.x, extent: \.width, crop: crop, length: crop.width, limit: image.width, boxes: boxes, margins: margins)
+            }
+            if Double(crop.height) < clippedRegion.height - wholeTolerance {
+                crop.y = bestStart(axis: \.y, extent: \.height, crop: crop, length: crop.height, limit: image.height, boxes: boxes, margins: margins)
+            }
+        }
+        let cropRect = crop.rect
+        let cut = faces.indices.filter { !cropRect.contains(faces[$0].intersection(image.bounds), tolerance: wholeTolerance) }
+        return CropPlan(region: region, rect: crop, cutFaces: cut, regionFits: cropRect.contains(clippedRegion, tolerance: wholeTolerance))
+    }
+
+    /// Chooses the crop's start on one axis (the other axis of `crop` stays as it is).
+    private static func bestStart(
+        axis: WritableKeyPath<Rect, Double>, extent: KeyPath<Rect, Double>, crop: PixelRect, length: Int, limit: Int,
+        boxes: [Rect], margins: [Rect]
+    ) -> Int {
+        let maxStart = Double(limit - length), L = Double(length)
+        func clamp(_ s: Double) -> Double { min(max(s, 0), maxStart) }
+        func window(_ start: Double) -> Rect {
+            var r = crop.rect
+            r[keyPath: axis] = start
+            return r
+        }
+        // Whole-face weight first, then margin weight. The optimum of a sum of interval weights is at an
+        // interval end, so each box's and margin's ends are the only candidates needed.
+        func score(_ start: Double) -> (Double, Double) {
+            let w = window(start)
+            var faces = 0.0, kept = 0.0
+            for (box, margin) in zip(boxes, margins) {
+                if w.contains(box, tolerance: wholeTolerance) { faces += box.area }
+                if w.contains(margin, tolerance: wholeTolerance) { kept += box.area }
+            }
+            return (faces, kept)
+        }
+        var candidates = [Double]()
+        for r in boxes + margins {
+            let lo = r[keyPath: axis], hi = lo + r[keyPath: extent]
+            candidates += [clamp(lo), clamp(hi - L)]
+        }
+        let best = candidates.max(by: { score($0) < score($1) })!
+        // Centre on what the best placement keeps, without losing any of it.
+        let w = window(best)
+        var lo = 0.0, hi = maxStart
+        var keptUnion: Rect?
+        for (box, margin) in zip(boxes, margins) {
+            for r in [box, margin] where w.contains(r, tolerance: wholeTolerance) {
+                let r0 = r[keyPath: axis], r1 = r0 + r[keyPath: extent]
+                lo = max(lo, r1 - L)
+                hi = min(hi, r0)
+                keptUnion = keptUnion.map { $0.union(r) } ?? r
+            }
+        }
+        guard let union = keptUnion, lo <= hi else { return Int(best.rounded()) }
+        let ideal = union[keyPath: axis] + union[keyPath: extent] / 2 - L / 2
+        return Int(min(max(ideal, lo), hi).rounded())
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import FaceCrop
+import Foundation
+
+struct Crop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Crop an image to an aspect ratio around the faces in it (the default command).",
+        discussion: "Example: facecrop --aspect 16:9 --margin 200 group.jpg -o group-16x9.jpg"
+    )
+
+    @Argument(help: "Input image (JPEG, PNG, WebP, TIFF, GIF, HEIC/AVIF, ...).")
+    var input: String
+
+    @Option(name: [.short, .long], help: "Output image; the format follows the extension (.jpg .png .webp .tif .heic .avif).")
+    var output: String?
+
+    @Option(help: "Aspect ratio W:H of the crop (16:9, 1:1, 4:5, 1.91:1, ...) or 'original'. Default: 1:1, or that of --size.")
+    var aspect: String?
+
+    @Option(help: "Space around the faces: pixels of the original image (200) or a percentage of the mean face height (40%).")
+    var margin = "200"
+
+    @Option(help: "Faces to frame: all (every face), average (Ancestry's FaceCrop reference) or largest.")
+    var strategy: CropStrategy = .all
+
+    @Option(help: "Without a face: attention (libvips' smartcrop), center, or fail with exit status 2.")
+    var noFace: NoFacePolicy = .attention
+
+    @Option(help: "Output size WIDTHxHEIGHT, exactly (sets the aspect when --aspect is not given).")
+    var size: String?
+
+    @Option(help: "Output width; the height follows the crop's aspect.")
+    var width: Int?
+
+    @Option(help: "JPEG/WebP/HEIF quality, 1...100 (default 80).")
+    var quality: Int?
+
+    @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the output.")
+    var strip = false
+
+    @Flag(help: "Plan the crop and report it without writing anything.")
+    var dryRun = false
+
+    @OptionGroup var detection: DetectionOptions
+
+    func validate() throws {
+        _ = try cropOptions()
+        if output == nil && !dryRun { throw ValidationError("Missing expected option '-o <output>' (or use --dry-run).") }
+        if let output, !dryRun {
+            let ext = (output as NSString).pathExtension
+            guard ImageFormat(pathExtension: ext) != nil else {
+                throw ValidationError("Unsupported output extension '.\(ext)' in '\(output)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
+            }
+        }
+    }
+
+    /// The library's options from the command line; throws ValidationError (exit 64) on nonsense.
+    func cropOptions() throws -> CropOptions {
+        var options = CropOptions()
+        options.strategy = strategy
+        options.noFace = noFace
+        options.strip = strip
+        guard let margin = Margin(self.margin) else {
+            throw ValidationError("Expected a number of pixels (200) or a percentage (40%) for --margin but received '\(self.margin)'.")
+        }
+        options.margin = margin
+        if let quality {
+            guard (1...100).contains(quality) else { throw ValidationError("Expected an integer from 1 to 100 for --quality but received '\(quality)'.") }
+            options.quality = quality
+        }
+        if size != nil && width != nil { throw ValidationError("Use either --size or --width, not both.") }
+        if let width {
+            guard width > 0 else { throw ValidationError("Expected a positive integer for --width but received '\(width)'.") }
+            options.size = .width(width)
+        }
+        var sizeRatio: Double?
+        if let size {
+            let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+                throw ValidationError("Expected WIDTHxHEIGHT with positive integers for --size but received '\(size)'.")
+            }
+            options.size = .exact(width: w, height: h)
+            sizeRatio = Double(w) / Double(h)
+            options.aspect = .ratio(width: Double(w), height: Double(h))
+        }
+        if let text = aspect {
+            guard let parsed = Aspect(text) else {
+                throw ValidationError("Expected a ratio like 16:9, 1.91:1 or 'original' for --aspect but received '\(text)'.")
+            }
+            if let sizeRatio, case .ratio(let w, let h) = parsed, abs(w / h - sizeRatio) > 0.01 * sizeRatio {
+                throw ValidationError("--size \(size!) does not have the aspect \(text) given with --aspect.")
+            }
+            if sizeRatio == nil || parsed != .original { options.aspect = parsed }
+        }
+        return options
+    }
+
+    func run() throws {
+        let options = try cropOptions()
+        let cropper = try detection.makeCropper()
+        let report = try reportingErrors { () throws(FaceCropError) in
+            try cropper.run(input, output: dryRun ? nil : output, options: options)
+        }
+        if detection.json {
+            try printJSON(report)
+        } else {
+            print(Self.summary(report))
+        }
+        if let crop = report.crop, !crop.cutFaces.isEmpty {
+            let list = crop.cutFaces.map { "#\($0 + 1)" }.joined(separator: ", ")
+            FileHandle.standardError.write(Data("Warning: \(input): face \(list) of \(report.faces.count) cannot fit in a \(crop.aspect) crop and is cut.\n".utf8))
+        }
+    }
+
+    static func summary(_ r: CropReport) -> String {
+        guard let crop = r.crop else { return r.input.path }
+        let c = crop.rect
+        var line = "\(r.input.path): \(r.faces.count) face\(r.faces.count == 1 ? "" : "s"), crop \(c.width)x\(c.height)+\(c.x)+\(c.y)"
+        if let fallback = crop.fallback { line += " (no face: \(fallback.rawValue))" }
+        if let out = r.output { line += " -> \(out.path) (\(out.width)x\(out.height))" }
+        return line
+    }
+}

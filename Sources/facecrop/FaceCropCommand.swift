@@ -1,0 +1,76 @@
+import ArgumentParser
+import FaceCrop
+import Foundation
+
+@main
+struct FaceCropCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "facecrop",
+        abstract: "Crop photos around the faces in them.",
+        discussion: """
+            Exit status: 0 success, 2 no face found with --no-face fail, 64 bad arguments, 65 input is not a \
+            readable image (corrupt, truncated, too many pixels), 66 input missing or unreadable, 73 output \
+            cannot be created, 1 any other error.
+            """,
+        version: FaceCropper.version,
+        subcommands: [Crop.self, Detect.self],
+        defaultSubcommand: Crop.self
+    )
+}
+
+/// Options shared by every command that detects faces.
+struct DetectionOptions: ParsableArguments {
+    @Option(help: "Face detector: yunet (default, built in) or haar (OpenCV cascade from opencv-data).")
+    var detector: DetectorKind = .yunet
+
+    @Option(help: "Detector confidence threshold, 0...1 (default: 0.6 for yunet, 0.5 for haar).")
+    var threshold: Double?
+
+    @Option(help: "Long side in pixels of the shrunk image faces are detected on.")
+    var detectSize = 640
+
+    @Option(help: "Model file: a YuNet .onnx (instead of the built-in one) or a Haar cascade .xml.")
+    var model: String?
+
+    @Option(help: "Refuse inputs with more pixels than this (decompression bombs).")
+    var maxPixels = FaceCropper.defaultMaxPixels
+
+    @Flag(help: "Print a JSON report on standard output.")
+    var json = false
+
+    func validate() throws {
+        if let threshold, !(0...1).contains(threshold) {
+            throw ValidationError("Expected a number between 0 and 1 for --threshold but received '\(threshold)'.")
+        }
+        guard (32...4096).contains(detectSize) else {
+            throw ValidationError("Expected an integer between 32 and 4096 for --detect-size but received '\(detectSize)'.")
+        }
+        guard maxPixels > 0 else { throw ValidationError("Expected a positive integer for --max-pixels but received '\(maxPixels)'.") }
+    }
+
+    func makeCropper() throws -> FaceCropper {
+        let kind = detector, model = model
+        let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
+        return FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+    }
+}
+
+/// Runs library code, turning its errors into one line on standard error and facecrop's exit status.
+func reportingErrors<T>(_ body: () throws(FaceCropError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+        throw ExitCode(error.exitCode)
+    }
+}
+
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+extension DetectorKind: ExpressibleByArgument {}
+extension CropStrategy: ExpressibleByArgument {}
+extension NoFacePolicy: ExpressibleByArgument {}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what facecrop needs on Debian bookworm when it is missing: the Debian packages (libvips, the
+# parts of OpenCV we link, Haar cascades, tools used by tests and the benchmark) and the YuNet model,
+# checked by sha256. Safe to run again: it does nothing when everything is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  pkg-config libvips-dev libvips-tools
+  libopencv-core-dev libopencv-imgproc-dev libopencv-dnn-dev libopencv-objdetect-dev opencv-data
+  time
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+scripts/fetch-models.sh
