@@ -40,6 +40,8 @@ let package = Package(
             name: "FaceCropCLITests",
             dependencies: ["facecrop", "FaceCrop"]
         ),
+        // Golden/<case>/ run through the real argument parser and pipeline, compared with recorded results.
+        .testTarget(name: "GoldenTests", dependencies: ["facecrop", "FaceCrop"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -4,6 +4,10 @@
 #include <vips/vips.h>
 #include <string.h>
 
+static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain, (void)level, (void)message, (void)data;
+}
+
 int fc_init(const char *argv0) {
     static int started = 0;
     static GMutex lock;
@@ -14,6 +18,9 @@ int fc_init(const char *argv0) {
         if (rc == 0) {
             // Every image is opened once per run: libvips' operation cache would only hold memory.
             vips_cache_set_max(0);
+            // libvips reports decode trouble as GLib warnings on stderr as well as in its error buffer;
+            // facecrop prints one line per problem from the error buffer, so the warnings are dropped.
+            g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, drop_log, NULL);
             started = 1;
         }
     }
@@ -57,8 +64,10 @@ int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated,
     *out = NULL;
     VipsSource *source = vips_source_new_from_file(path);
     if (!source) return -1;
-    int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                   "fail_on", fail_level(fail_on_truncated), NULL);
+    // libvips 8.14's thumbnail_source does not hand its own fail_on to the loader: the loader's
+    // option string does.
+    int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN, "option_string",
+                                   fail_on_truncated ? "fail_on=truncated" : "", NULL);
     g_object_unref(source);
     return rc;
 }

@@ -214,8 +214,9 @@ public enum CropPlanner {
             let w = window(start)
             var faces = 0.0, kept = 0.0
             for (box, margin) in zip(boxes, margins) {
-                if w.contains(box, tolerance: wholeTolerance) { faces += box.area }
-                if w.contains(margin, tolerance: wholeTolerance) { kept += box.area }
+                // Larger faces weigh more; the + 1 keeps a sliver of a face at the border from weighing nothing.
+                if w.contains(box, tolerance: wholeTolerance) { faces += box.area + 1 }
+                if w.contains(margin, tolerance: wholeTolerance) { kept += box.area + 1 }
             }
             return (faces, kept)
         }
@@ -225,6 +226,8 @@ public enum CropPlanner {
             candidates += [clamp(lo), clamp(hi - L)]
         }
         let best = candidates.max(by: { score($0) < score($1) })!
+        // Nothing can be whole (the crop is thinner than any face): stay centred on the region.
+        if score(best) == (0, 0) { return Int(crop.rect[keyPath: axis]) }
         // Centre on what the best placement keeps, without losing any of it.
         let w = window(best)
         var lo = 0.0, hi = maxStart

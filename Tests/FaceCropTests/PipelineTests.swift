@@ -1,0 +1,156 @@
+// The adapters and the pipeline on real files, with the real libvips and OpenCV.
+@testable import FaceCrop
+import Foundation
+import Testing
+
+enum Fixtures {
+    static let root: URL = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+        return dir
+    }()
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+    static let detector = try! FaceDetector()
+
+    /// A fresh temporary folder, removed by the caller.
+    static func tempDir() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("facecrop-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+}
+
+struct PipelineTests {
+    let cropper = FaceCropper(detector: Fixtures.detector)
+
+    @Test func findsTheFaceInAPortraitWithLandmarksInside() throws {
+        let analysis = try cropper.analyze(Fixtures.path("Golden/portrait-16x9/input.jpg"))
+        #expect(analysis.size == ImageSize(width: 512, height: 512))
+        #expect(analysis.faces.count == 1)
+        let face = try #require(analysis.faces.first)
+        #expect(face.confidence > 0.8)
+        let box = face.boundingBox(in: analysis.size)
+        for p in try #require(face.landmarks).points(in: analysis.size) {
+            #expect(box.contains(Rect(x: p.x, y: p.y, width: 0, height: 0)), "landmark \(p) outside \(box)")
+        }
+        // Vision-style: the eyes are above the mouth, so their normalized y is larger.
+        let l = try #require(face.landmarks)
+        #expect(l.rightEye.y > l.mouthRight.y && l.leftEye.y > l.mouthLeft.y)
+        #expect(l.rightEye.x < l.leftEye.x, "the subject's right eye is on the image's left")
+    }
+
+    /// The same picture stored in the 8 EXIF orientations is seen upright every time.
+    @Test func exifOrientationsAllGiveTheSameUprightFaces() throws {
+        let reference = try cropper.analyze(Fixtures.path("Golden/exif-1/input.jpg"))
+        let refBox = try #require(reference.faces.first).boundingBox
+        for o in 2...8 {
+            let a = try cropper.analyze(Fixtures.path("Golden/exif-\(o)/input.jpg"))
+            #expect(a.orientation.rawValue == o)
+            #expect(a.size == reference.size)
+            let box = try #require(a.faces.first, "orientation \(o)").boundingBox
+            #expect(abs(box.midX - refBox.midX) < 0.02 && abs(box.midY - refBox.midY) < 0.02, "orientation \(o): \(box) vs \(refBox)")
+        }
+    }
+
+    @Test func haarFindsTheFrontalFaceWithoutLandmarks() throws {
+        let haar = FaceCropper(detector: try FaceDetector(kind: .haar))
+        let analysis = try haar.analyze(Fixtures.path("Golden/haar-portrait/input.jpg"))
+        #expect(analysis.faces.count >= 1)
+        #expect(analysis.faces.allSatisfy { $0.landmarks == nil })
+    }
+
+    @Test func aBadModelPathIsADetectorError() {
+        #expect(throws: FaceCropError.self) { try FaceDetector(kind: .yunet, modelPath: "/nonexistent/model.onnx") }
+        #expect(throws: FaceCropError.self) { try FaceDetector(kind: .haar, modelPath: "/nonexistent/cascade.xml") }
+    }
+
+    @Test func badInputsGetTheirOwnErrors() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = dir.appendingPathComponent("notes.jpg").path
+        try Data("hello, this is not a JPEG\n".utf8).write(to: URL(fileURLWithPath: text))
+        let empty = dir.appendingPathComponent("empty.png").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("Samples/group.jpg")))
+        let truncated = dir.appendingPathComponent("truncated.jpg").path
+        try jpeg.prefix(jpeg.count / 2).write(to: URL(fileURLWithPath: truncated))
+        let fifo = dir.appendingPathComponent("pipe.jpg").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+
+        #expect(throws: FaceCropError.notAnImage(text)) { try cropper.analyze(text) }
+        #expect(throws: FaceCropError.inputEmpty(empty)) { try cropper.analyze(empty) }
+        #expect(throws: FaceCropError.inputNotFound(dir.path + "/missing.jpg")) { try cropper.analyze(dir.path + "/missing.jpg") }
+        #expect(throws: FaceCropError.inputIsDirectory(dir.path)) { try cropper.analyze(dir.path) }
+        #expect(throws: FaceCropError.inputNotRegularFile(fifo)) { try cropper.analyze(fifo) }
+        do {
+            _ = try cropper.analyze(truncated)
+            Issue.record("a truncated JPEG was accepted")
+        } catch {
+            guard case .corruptImage(truncated, _) = error else { Issue.record("unexpected \(error)"); return }
+        }
+        var small = cropper
+        small.maxPixels = 1000
+        #expect(throws: FaceCropError.tooManyPixels(Fixtures.path("Samples/group.jpg"), width: 2400, height: 1350, limit: 1000)) {
+            try small.analyze(Fixtures.path("Samples/group.jpg"))
+        }
+    }
+
+    @Test func outputProblemsAreFoundBeforeAnyWork() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = Fixtures.path("Samples/group.jpg")
+        let options = CropOptions()
+        #expect(throws: FaceCropError.unsupportedOutputFormat(dir.path + "/out.gif")) { try cropper.run(input, output: dir.path + "/out.gif", options: options) }
+        #expect(throws: FaceCropError.outputSameAsInput(input)) { try cropper.run(input, output: input, options: options) }
+        #expect(throws: FaceCropError.outputDirectoryMissing(dir.path + "/no/such")) { try cropper.run(input, output: dir.path + "/no/such/out.jpg", options: options) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    /// A failed save leaves neither the output nor a temporary file behind, and keeps an existing output.
+    @Test func aFailedWriteLeavesNothingBehind() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.jpg").path
+        try Data("previous output".utf8).write(to: URL(fileURLWithPath: out))
+        #expect(throws: VipsError.self) {
+            try AtomicFile.write(to: out) { (tmp: String) throws in
+                try Data("partial".utf8).write(to: URL(fileURLWithPath: tmp))
+                throw VipsError(message: "simulated failure")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.jpg"])
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "previous output")
+    }
+
+    @Test(arguments: ["jpg", "png", "webp", "tif"])
+    func writesEachFormatAtTheExactSize(_ ext: String) throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var options = CropOptions()
+        options.aspect = .ratio(width: 16, height: 9)
+        options.size = .exact(width: 320, height: 180)
+        let out = dir.appendingPathComponent("out.\(ext)").path
+        let report = try cropper.run(Fixtures.path("Samples/group.jpg"), output: out, options: options)
+        let written = try VipsImage.open(out, sequential: false)
+        #expect(written.size == ImageSize(width: 320, height: 180))
+        #expect(report.output?.format == ImageFormat(pathExtension: ext))
+        #expect(written.orientation == .up)
+    }
+
+    /// JPEG shrink-on-load for the crop gives the same picture as decoding at full size (within resampling noise).
+    @Test func shrinkOnLoadMatchesAFullDecode() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = Fixtures.path("Samples/group.jpg")
+        let analysis = try cropper.analyze(input)
+        var options = CropOptions()
+        options.aspect = .ratio(width: 16, height: 9)
+        let crop = try cropper.plan(analysis, options: options)
+        options.size = .exact(width: 400, height: 225)
+        let fast = dir.appendingPathComponent("fast.png").path
+        _ = try cropper.write(analysis, crop: crop.rect, to: fast, options: options)
+        let full = try VipsImage.open(input, sequential: false).extract(crop.rect).resized(width: 400, height: 225)
+        let diff = try VipsImage.open(fast, sequential: false).compare(with: full, threshold: 40)
+        #expect(diff.mismatch < 0.02, "\(diff)")
+    }
+}
