@@ -1,6 +1,7 @@
 // Golden tests: every folder in Golden/ with a case.json is one case. The input is cropped with the case's
 // arguments through the real argument parser and pipeline, and compared with the recorded expected.json
-// (face boxes within a tolerance, crop exact) and expected.png (pixels within a tolerance).
+// (face boxes within a tolerance, crop exact) and expected.<ext>, the output recorded then (pixels within a
+// tolerance).
 //
 // Record: FACECROP_RECORD=1 swift test --filter GoldenTests   (refused when CI is set)
 // On failure the actual output lands in .artifacts/golden/<case>/ with the command to compare it.
@@ -96,12 +97,13 @@ enum Golden {
         #expect(actualImage.size == result.output, "the written file is \(actualImage.size), the report says \(result.output)")
 
         let expectedJSON = dir.appendingPathComponent("expected.json")
-        let expectedPNG = dir.appendingPathComponent("expected.png")
+        let expectedImage = dir.appendingPathComponent("expected.\(spec.output)")
         if Golden.recording {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(result).write(to: expectedJSON)
-            try actualImage.save(to: expectedPNG.path, format: .png, quality: nil, strip: true)
+            try? FileManager.default.removeItem(at: expectedImage)
+            try FileManager.default.copyItem(atPath: actualPath, toPath: expectedImage.path)
             return
         }
 
@@ -123,7 +125,7 @@ enum Golden {
         check(result.regionFits == expected.regionFits && result.fallback == expected.fallback, "regionFits/fallback differ")
         check(result.output == expected.output && result.format == expected.format, "output \(result.output) \(result.format), expected \(expected.output) \(expected.format)")
 
-        let reference = try VipsImage.open(expectedPNG.path, sequential: false)
+        let reference = try VipsImage.open(expectedImage.path, sequential: false)
         if reference.size == actualImage.size && reference.bands == actualImage.bands {
             let diff = try actualImage.compare(with: reference, threshold: Golden.pixelThreshold)
             check(diff.mismatch <= Golden.mismatchLimit, "\(Int(diff.mismatch * 1000) / 10)% of pixels differ by more than \(Int(Golden.pixelThreshold)) (max \(diff.maxDelta))")
@@ -148,7 +150,7 @@ enum Golden {
             let kept = artifacts.appendingPathComponent("actual.\(spec.output)")
             try? FileManager.default.removeItem(at: kept)
             try? FileManager.default.copyItem(atPath: actualPath, toPath: kept.path)
-            Issue.record("\(name): actual output kept at \(kept.path); compare with: vips subtract \(kept.path) \(expectedPNG.path) /tmp/diff.v")
+            Issue.record("\(name): actual output kept at \(kept.path); compare with: vips subtract \(kept.path) \(expectedImage.path) /tmp/diff.v")
         }
     }
 }
