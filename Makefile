@@ -15,7 +15,7 @@ demo: build
 
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-xctest
 
 bench: build
 	scripts/bench.sh --bin $(BIN)

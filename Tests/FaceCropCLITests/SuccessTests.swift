@@ -1,0 +1,273 @@
+import FaceCrop
+import Foundation
+import Testing
+
+/// Runs facecrop expecting exit status 0 (and no timeout); returns the result.
+func expectSuccess(_ args: [String], in dir: URL, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+    let r = try runFaceCrop(args, in: dir)
+    #expect(!r.timedOut && r.status == 0, "facecrop \(args): \(r)", sourceLocation: sourceLocation)
+    #expect(!r.stderr.contains("Error"), "facecrop \(args): \(r.stderr)", sourceLocation: sourceLocation)
+    return r
+}
+
+func exists(_ name: String, in dir: URL) -> Bool { FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path) }
+
+struct CropTests {
+    @Test func aspect16x9WithMargin() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "group.jpg")
+            let before = try FileSnapshot(dir.appendingPathComponent("group.jpg"))
+            let r = try expectSuccess(["--aspect", "16:9", "--margin", "200", "group.jpg", "-o", "OUT.jpg"], in: dir)
+            #expect(r.stdout.contains("-> OUT.jpg"), "\(r.stdout)")
+            #expect(imageKind(of: dir.appendingPathComponent("OUT.jpg")) == .jpeg)
+            let out = try readBack("OUT.jpg", in: dir)
+            #expect(abs(Double(out.width) * 9 / 16 - Double(out.height)) <= 1, "\(out.width)x\(out.height) is not 16:9")
+            #expect(out.loader.hasPrefix("jpegload"))
+            #expect(try FileSnapshot(dir.appendingPathComponent("group.jpg")) == before)
+            #expect(leftoverTempFiles(dir).isEmpty)
+        }
+    }
+
+    @Test func exactSize() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            _ = try expectSuccess(["--size", "640x360", "in.jpg", "-o", "out.jpg"], in: dir)
+            let out = try readBack("out.jpg", in: dir)
+            #expect(out.width == 640 && out.height == 360)
+        }
+    }
+
+    @Test func widthAndAspect() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            _ = try expectSuccess(["--width", "300", "--aspect", "4:5", "in.jpg", "-o", "out.jpg"], in: dir)
+            let out = try readBack("out.jpg", in: dir)
+            #expect(out.width == 300)
+            #expect(abs(out.height - 375) <= 1, "height \(out.height)")
+        }
+    }
+
+    @Test(arguments: [("png", ImageKind.png, "pngload"), ("webp", .webp, "webpload"), ("tif", .tiff, "tiffload")])
+    func outputFormat(ext: String, kind: ImageKind, loader: String) throws {
+        try withScratch { dir in
+            try copySample("Samples/portrait.png", to: dir, as: "in.png")
+            _ = try expectSuccess(["--width", "200", "in.png", "-o", "out.\(ext)"], in: dir)
+            #expect(imageKind(of: dir.appendingPathComponent("out.\(ext)")) == kind)
+            let out = try readBack("out.\(ext)", in: dir)
+            #expect(out.width == 200 && out.height == 200, "\(out)")
+            #expect(out.loader.hasPrefix(loader), "\(out.loader)")
+            #expect(leftoverTempFiles(dir).isEmpty)
+        }
+    }
+
+    @Test func overwritesAnExistingOutput() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            _ = try expectSuccess(["--aspect", "1:1", "--width", "200", "in.jpg", "-o", "out.jpg"], in: dir)
+            let first = try Data(contentsOf: dir.appendingPathComponent("out.jpg"))
+            _ = try expectSuccess(["--aspect", "16:9", "--width", "320", "in.jpg", "-o", "out.jpg"], in: dir)
+            #expect(try Data(contentsOf: dir.appendingPathComponent("out.jpg")) != first)
+            let out = try readBack("out.jpg", in: dir)
+            #expect(out.width == 320 && out.height == 180, "\(out)")
+            #expect(leftoverTempFiles(dir).isEmpty)
+        }
+    }
+
+    @Test(arguments: ["my photo.jpg", "x[0].jpg"])
+    func oddFileNames(_ name: String) throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: name)
+            let output = "crop of " + name
+            _ = try expectSuccess(["--width", "100", name, "-o", output], in: dir)
+            #expect(imageKind(of: dir.appendingPathComponent(output)) == .jpeg)
+            #expect(listing(dir) == [name, output])
+        }
+    }
+
+    @Test func deterministic() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            let options = ["--aspect", "16:9", "--width", "480"]
+            _ = try expectSuccess(options + ["in.jpg", "-o", "a.jpg"], in: dir)
+            _ = try expectSuccess(options + ["in.jpg", "-o", "b.jpg"], in: dir)
+            let a = try Data(contentsOf: dir.appendingPathComponent("a.jpg"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("b.jpg"))
+            #expect(!a.isEmpty && a == b, "two runs gave different bytes")
+        }
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            let r = try expectSuccess(["--dry-run", "--json", "in.jpg", "-o", "out.jpg"], in: dir)
+            let json = try parseJSONObject(r.stdout)
+            #expect(json["output"] == nil)
+            #expect(json.object("crop") != nil)
+            #expect(listing(dir) == ["in.jpg"])
+            // -o is optional with --dry-run.
+            _ = try expectSuccess(["--dry-run", "in.jpg"], in: dir)
+            #expect(listing(dir) == ["in.jpg"])
+        }
+    }
+}
+
+struct JSONReportTests {
+    @Test func cropReportSchema() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            let r = try expectSuccess(["--json", "--aspect", "16:9", "--margin", "200", "in.jpg", "-o", "out.jpg"], in: dir)
+            let json = try parseJSONObject(r.stdout)
+            #expect(Set(json.keys) == ["version", "input", "analysis", "faces", "crop", "output", "timings"])
+            #expect(json.string("version") == FaceCropper.version)
+
+            let input = try #require(json.object("input"))
+            #expect(Set(input.keys) == ["path", "width", "height", "orientation", "loader"])
+            #expect(input.string("path") == "in.jpg")
+            let W = try #require(input.num("width")), H = try #require(input.num("height"))
+            #expect(W == 2400 && H == 1350)
+            #expect(input.num("orientation") == 1)
+            #expect(input.string("loader")?.hasPrefix("jpegload") == true)
+
+            let analysis = try #require(json.object("analysis"))
+            #expect(Set(analysis.keys) == ["width", "height", "detector", "threshold"])
+            #expect(analysis.string("detector") == "yunet")
+            #expect(analysis.num("threshold") == 0.6)
+            #expect(analysis.num("width") == 640)
+
+            let faces = try #require(json["faces"] as? [JSONObject])
+            #expect(faces.count == 4)
+            for face in faces {
+                #expect(Set(face.keys) == ["boundingBox", "rect", "confidence", "landmarks", "landmarkPoints"])
+                let bb = try #require(face.object("boundingBox")), rect = try #require(face.object("rect"))
+                let (bx, by, bw, bh) = (bb.num("x")!, bb.num("y")!, bb.num("width")!, bb.num("height")!)
+                // Vision (normalized, origin bottom-left) → pixels (origin top-left); both sides are rounded.
+                let tolerance = 0.05 + 0.005
+                #expect(abs(rect.num("x")! - bx * W) <= tolerance)
+                #expect(abs(rect.num("y")! - (1 - by - bh) * H) <= tolerance)
+                #expect(abs(rect.num("width")! - bw * W) <= tolerance)
+                #expect(abs(rect.num("height")! - bh * H) <= tolerance)
+                let confidence = try #require(face.num("confidence"))
+                #expect(confidence >= 0.6 && confidence <= 1)
+                let landmarks = try #require(face.object("landmarks")), points = try #require(face.object("landmarkPoints"))
+                #expect(Set(landmarks.keys) == ["rightEye", "leftEye", "nose", "mouthRight", "mouthLeft"])
+                for (key, value) in landmarks {
+                    let n = try #require(value as? JSONObject), p = try #require(points.object(key))
+                    #expect(abs(p.num("x")! - n.num("x")! * W) <= tolerance, "\(key)")
+                    #expect(abs(p.num("y")! - (1 - n.num("y")!) * H) <= tolerance, "\(key)")
+                }
+            }
+
+            let crop = try #require(json.object("crop"))
+            #expect(Set(crop.keys).isSuperset(of: ["strategy", "aspect", "ratio", "marginPixels", "region", "rect", "cutFaces", "regionFits"]))
+            #expect(crop["fallback"] == nil)
+            #expect(crop.string("strategy") == "all")
+            #expect(crop.string("aspect") == "16:9")
+            #expect(abs(crop.num("ratio")! - 16.0 / 9) < 1e-9)
+            #expect(crop.num("marginPixels") == 200)
+            #expect(crop["cutFaces"] is [Any])
+            #expect(crop["regionFits"] is Bool)
+            let region = try #require(crop.object("region"))
+            #expect(Set(region.keys) == ["x", "y", "width", "height"])
+            let cr = try #require(crop.object("rect"))
+            let (cx, cy, cw, ch) = (cr.num("x")!, cr.num("y")!, cr.num("width")!, cr.num("height")!)
+            #expect(cx >= 0 && cy >= 0 && cx + cw <= W && cy + ch <= H, "crop \(cr) outside \(W)x\(H)")
+            #expect(abs(cw * 9 / 16 - ch) <= 1)
+
+            let output = try #require(json.object("output"))
+            #expect(Set(output.keys) == ["path", "width", "height", "format"])
+            #expect(output.string("path") == "out.jpg")
+            #expect(output.string("format") == "jpeg")
+            #expect(output.num("width") == cw && output.num("height") == ch)
+            let written = try readBack("out.jpg", in: dir)
+            #expect(Double(written.width) == cw && Double(written.height) == ch)
+
+            let timings = try #require(json.object("timings"))
+            #expect(Set(timings.keys) == ["load", "detect", "plan", "write", "total"])
+            for (key, value) in timings { #expect((number(value) ?? -1) >= 0, "\(key)") }
+        }
+    }
+}
+
+struct DetectTests {
+    @Test func detectText() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            let r = try expectSuccess(["detect", "in.jpg"], in: dir)
+            let lines = r.stdout.split(separator: "\n")
+            #expect(lines.first == "in.jpg: 2400x1350, 4 faces", "\(r.stdout)")
+            #expect(lines.dropFirst().count == 4 && lines.dropFirst().allSatisfy { $0.hasPrefix("  #") }, "\(r.stdout)")
+            #expect(listing(dir) == ["in.jpg"])
+        }
+    }
+
+    @Test func detectJSON() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            let r = try expectSuccess(["detect", "--json", "in.jpg"], in: dir)
+            let json = try parseJSONObject(r.stdout)
+            #expect((json["faces"] as? [Any])?.count == 4)
+            #expect(json["crop"] == nil && json["output"] == nil)
+        }
+    }
+
+    @Test func haarDetector() throws {
+        try withScratch { dir in
+            try copySample("Samples/portrait.png", to: dir, as: "in.png")
+            let r = try expectSuccess(["detect", "--detector", "haar", "--json", "in.png"], in: dir)
+            let json = try parseJSONObject(r.stdout)
+            #expect(json.object("analysis")?.string("detector") == "haar")
+            #expect(json["faces"] is [Any])
+        }
+    }
+}
+
+struct NoFaceTests {
+    @Test func attentionByDefault() throws {
+        try withScratch { dir in
+            try copySample("Samples/landscape-no-face.jpg", to: dir, as: "in.jpg")
+            let r = try expectSuccess(["--json", "in.jpg", "-o", "out.jpg"], in: dir)
+            let json = try parseJSONObject(r.stdout)
+            #expect((json["faces"] as? [Any])?.isEmpty == true)
+            let crop = try #require(json.object("crop"))
+            #expect(crop.string("fallback") == "attention")
+            let rect = try #require(crop.object("rect"))
+            #expect(rect.num("width") == 900 && rect.num("height") == 900, "largest 1:1 crop of 1600x900: \(rect)")
+            #expect(imageKind(of: dir.appendingPathComponent("out.jpg")) == .jpeg)
+        }
+    }
+
+    @Test func centered() throws {
+        try withScratch { dir in
+            try copySample("Samples/landscape-no-face.jpg", to: dir, as: "in.jpg")
+            let r = try expectSuccess(["--json", "--no-face", "center", "--aspect", "4:5", "in.jpg", "-o", "out.jpg"], in: dir)
+            let json = try parseJSONObject(r.stdout)
+            let crop = try #require(json.object("crop"))
+            #expect(crop.string("fallback") == "center")
+            let W = try #require(json.object("input")?.num("width")), H = try #require(json.object("input")?.num("height"))
+            let rect = try #require(crop.object("rect"))
+            let (x, y, w, h) = (rect.num("x")!, rect.num("y")!, rect.num("width")!, rect.num("height")!)
+            #expect(h == H, "the largest 4:5 crop spans the height: \(rect)")
+            #expect(abs(w - H * 4 / 5) <= 1)
+            #expect(abs(x - (W - w) / 2) <= 1 && abs(y - (H - h) / 2) <= 1, "not centred: \(rect) in \(W)x\(H)")
+            #expect(exists("out.jpg", in: dir))
+        }
+    }
+}
+
+struct InfoTests {
+    @Test func version() throws {
+        try withScratch { dir in
+            let r = try expectSuccess(["--version"], in: dir)
+            #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == FaceCropper.version)
+        }
+    }
+
+    @Test func help() throws {
+        try withScratch { dir in
+            let r = try expectSuccess(["--help"], in: dir)
+            #expect(r.stdout.contains("USAGE") || r.stdout.contains("Usage"))
+            #expect(r.stdout.contains("Exit status"))
+            #expect(listing(dir).isEmpty)
+        }
+    }
+}
