@@ -57,8 +57,12 @@ void quiet_opencv() {
 }
 
 // YuNet's raw outputs: per stride 8/16/32 one anchor per grid cell.
-std::vector<CFDFace> yunet_detect(cv::dnn::Net &net, const cv::Mat &bgr, float threshold) {
-    const int padW = (bgr.cols + 31) / 32 * 32, padH = (bgr.rows + 31) / 32 * 32;
+cv::Size padded_size(int width, int height) { return cv::Size((width + 31) / 32 * 32, (height + 31) / 32 * 32); }
+
+std::vector<CFDFace> yunet_detect(CFDDetector &d, const cv::Mat &bgr, float threshold) {
+    cv::dnn::Net &net = d.net;
+    const cv::Size pad = padded_size(bgr.cols, bgr.rows);
+    const int padW = pad.width, padH = pad.height;
     cv::Mat padded;
     cv::copyMakeBorder(bgr, padded, 0, padH - bgr.rows, 0, padW - bgr.cols, cv::BORDER_CONSTANT, cv::Scalar());
     net.setInput(cv::dnn::blobFromImage(padded));
@@ -179,7 +183,7 @@ extern "C" int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, 
         cv::Mat bgr;
         cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
         std::vector<CFDFace> found = detector->kind == CFDDetector::yunet
-                                         ? yunet_detect(detector->net, bgr, score_threshold)
+                                         ? yunet_detect(*detector, bgr, score_threshold)
                                          : haar_detect(detector->cascade, bgr, score_threshold);
         std::stable_sort(found.begin(), found.end(), [](const CFDFace &a, const CFDFace &b) { return a.score > b.score; });
         const int n = std::min<int>(capacity, static_cast<int>(found.size()));

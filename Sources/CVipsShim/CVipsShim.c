@@ -72,6 +72,41 @@ int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated,
     return rc;
 }
 
+int fc_preview(FCImage *in, int box, FCImage **out) {
+    *out = NULL;
+    VipsObject *scope = VIPS_OBJECT(vips_image_new());
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 7);
+    VipsImage *x = in;
+    int rc = 0;
+    // Like vips_thumbnail: resample premultiplied, so transparent pixels' colour does not bleed in.
+    const int alpha = vips_image_hasalpha(in);
+    if (alpha) {
+        rc = vips_premultiply(x, &t[4], NULL);
+        x = t[4];
+    }
+    const double factor = (double)VIPS_MAX(x->Xsize, x->Ysize) / box;
+    const int k = (int)factor;
+    if (k >= 2) {
+        rc = vips_shrinkh(x, &t[0], k, NULL) || vips_shrinkv(t[0], &t[1], k, NULL);
+        x = t[1];
+    }
+    const double rest = (double)box / VIPS_MAX(x->Xsize, x->Ysize);
+    if (rc == 0 && rest < 1) {
+        rc = vips_resize(x, &t[2], rest, NULL);
+        x = t[2];
+    }
+    if (rc == 0 && alpha) {
+        rc = vips_unpremultiply(x, &t[5], NULL) || vips_cast(t[5], &t[6], vips_image_get_format(in), NULL);
+        x = t[6];
+    }
+    if (rc == 0 && (t[3] = vips_image_copy_memory(x)) == NULL) rc = -1;
+    if (rc == 0) rc = vips_autorot(t[3], out, NULL);
+    g_object_unref(scope);
+    return rc;
+}
+
+size_t fc_decoded_bytes(const FCImage *image) { return VIPS_IMAGE_SIZEOF_IMAGE(image); }
+
 int fc_width(const FCImage *image) { return vips_image_get_width(image); }
 int fc_height(const FCImage *image) { return vips_image_get_height(image); }
 int fc_bands(const FCImage *image) { return vips_image_get_bands(image); }
@@ -125,7 +160,8 @@ int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height) {
     VipsObject *scope = VIPS_OBJECT(vips_image_new());
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5);
     int rc = -1;
-    if (vips_colourspace(in, &t[0], VIPS_INTERPRETATION_sRGB, NULL) == 0 &&
+    const int cmyk = vips_image_guess_interpretation(in) == VIPS_INTERPRETATION_CMYK;
+    if ((cmyk ? fc_to_srgb(in, &t[0]) : vips_colourspace(in, &t[0], VIPS_INTERPRETATION_sRGB, NULL)) == 0 &&
         fc_flatten_white(t[0], &t[1]) == 0 && vips_cast_uchar(t[1], &t[2], NULL) == 0) {
         VipsImage *rgb = t[2];
         if (vips_image_get_bands(rgb) > 3 && vips_extract_band(rgb, &t[3], 0, "n", 3, NULL) == 0) rgb = t[3];
@@ -143,13 +179,6 @@ int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height) {
     }
     g_object_unref(scope);
     return rc;
-}
-
-int fc_from_rgb8(const uint8_t *pixels, int width, int height, FCImage **out) {
-    *out = vips_image_new_from_memory_copy(pixels, (size_t)width * height * 3, width, height, 3, VIPS_FORMAT_UCHAR);
-    if (!*out) return -1;
-    (*out)->Type = VIPS_INTERPRETATION_sRGB;
-    return 0;
 }
 
 int fc_extract(FCImage *in, int left, int top, int width, int height, FCImage **out) {
@@ -199,7 +228,7 @@ int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int str
     int q = quality > 0 ? quality : 80;
     switch (format) {
     case FC_JPEG:
-        return vips_jpegsave(in, path, "Q", q, "strip", strip, "optimize_coding", TRUE, NULL);
+        return vips_jpegsave(in, path, "Q", q, "strip", strip, NULL);
     case FC_PNG:
         return vips_pngsave(in, path, "strip", strip, NULL);
     case FC_WEBP:

@@ -44,6 +44,8 @@ public struct Analysis: Sendable {
     public var timings = Timings()
     /// The shrunk upright image the detector saw (kept for libvips' attention fallback).
     let preview: VipsImage
+    /// The whole image decoded in memory (stored orientation) when it fit `FaceCropper.singlePassBytes`.
+    let decoded: VipsImage?
     let interpretation: String
 
     /// Face boxes in pixels of the upright full-resolution image.
@@ -62,12 +64,21 @@ public struct FaceCropper: Sendable {
     /// Long side of the image the detector sees.
     public var analysisSize: Int
     public var maxPixels: Int
+    /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
+    /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
+    public var singlePassBytes = 64 << 20
 
     public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels) {
         self.detector = detector
         self.threshold = threshold ?? Self.defaultThreshold(for: detector.kind)
         self.analysisSize = analysisSize
         self.maxPixels = maxPixels
+    }
+
+    /// Starts libvips on another thread (it loads its plugin modules: tens of milliseconds); wait() on the
+    /// result's value() before the first image call. Optional: libvips otherwise starts on first use.
+    public static func startImageLibrary() -> BackgroundTask<Void> {
+        BackgroundTask { VipsImage.start() }
     }
 
     public static func defaultThreshold(for kind: DetectorKind) -> Double {
@@ -88,8 +99,32 @@ public struct FaceCropper: Sendable {
         if stored.width * stored.height > maxPixels {
             throw .tooManyPixels(path, width: stored.width, height: stored.height, limit: maxPixels)
         }
+        // Decode once when the image fits the budget and cut the crop from those pixels later. For a JPEG the
+        // full decode runs on a second core beside a shrink-on-load decode for detection (cheaper than
+        // shrinking the full image); other formats take the preview from the decoded pixels. Larger images
+        // are read twice, sequentially (shrunk now, cropped later), so memory stays bounded.
+        let decoded: VipsImage?
         let preview: VipsImage
-        do { preview = try VipsImage.thumbnail(path, box: analysisSize).inMemory() } catch { throw Self.readError(path, error) }
+        do {
+            if header.decodedBytes > singlePassBytes {
+                decoded = nil
+                preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
+            } else if header.loader.hasPrefix("jpegload") {
+                let full = BackgroundTask { try header.inMemory() }
+                let shrunk: Result<VipsImage, VipsError>
+                do { shrunk = .success(try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()) } catch { shrunk = .failure(error) }
+                decoded = try full.value()  // joined before anything is thrown
+                preview = try shrunk.get()
+            } else {
+                let pixels = try header.inMemory()
+                decoded = pixels
+                preview = try pixels.preview(box: self.analysisSize)
+            }
+        } catch let error as VipsError {
+            throw Self.readError(path, error)
+        } catch {
+            throw .imageProcessing("\(error)")
+        }
         let loaded = ContinuousClock.now
 
         let orientation = header.orientation
@@ -105,7 +140,7 @@ public struct FaceCropper: Sendable {
         let faces = Self.observations(Self.dropWeak(detected, kind: detector.kind), analysisSize: analysisSize)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, faces: faces,
-            analysisSize: analysisSize, preview: preview, interpretation: header.interpretation)
+            analysisSize: analysisSize, preview: preview, decoded: decoded, interpretation: header.interpretation)
         analysis.timings.load = Self.ms(start, loaded)
         analysis.timings.detect = Self.ms(loaded, .now)
         return analysis
@@ -183,13 +218,14 @@ public struct FaceCropper: Sendable {
         let outSize = Self.outputSize(for: crop, options.size)
         let o = analysis.orientation
         let stored = o.storedRect(forDisplay: crop, storedSize: analysis.storedSize)
-        // JPEG shrink-on-load when the crop is at least `shrink` times the output on both sides.
+        // Read again only when the first pass did not keep the pixels: then with JPEG shrink-on-load when the
+        // crop is at least `shrink` times the output on both sides.
         var shrink = 1
-        if options.size != nil, analysis.loader.hasPrefix("jpegload") {
+        if analysis.decoded == nil, options.size != nil, analysis.loader.hasPrefix("jpegload") {
             shrink = [8, 4, 2].first { crop.width / $0 >= outSize.width && crop.height / $0 >= outSize.height } ?? 1
         }
         do {
-            let source = try VipsImage.open(analysis.path, sequential: true, shrink: shrink)
+            let source = try analysis.decoded ?? VipsImage.open(analysis.path, sequential: true, shrink: shrink)
             let sx = Double(source.width) / Double(analysis.storedSize.width)
             let sy = Double(source.height) / Double(analysis.storedSize.height)
             let x0 = Int((Double(stored.x) * sx).rounded(.down)), y0 = Int((Double(stored.y) * sy).rounded(.down))

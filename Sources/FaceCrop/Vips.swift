@@ -72,6 +72,8 @@ final class VipsImage: @unchecked Sendable {
         if rc != 0 { throw VipsError.take() }
     }
 
+    static func start() { _ = vipsStarted }
+
     static func setBlockUntrusted(_ block: Bool) {
         guard vipsStarted else { return }
         fc_block_untrusted(block ? 1 : 0)
@@ -87,14 +89,16 @@ final class VipsImage: @unchecked Sendable {
         try make { fc_thumbnail(path, Int32(box), Int32(box), 1, $0) }
     }
 
-    static func fromRGB8(_ pixels: [UInt8], width: Int, height: Int) throws(VipsError) -> VipsImage {
-        try make { out in pixels.withUnsafeBufferPointer { fc_from_rgb8($0.baseAddress, Int32(width), Int32(height), out) } }
+    /// A shrunk upright in-memory copy of an image already in memory.
+    func preview(box: Int) throws(VipsError) -> VipsImage {
+        try Self.make { fc_preview(pointer, Int32(box), $0) }
     }
 
     var width: Int { Int(fc_width(pointer)) }
     var height: Int { Int(fc_height(pointer)) }
     var size: ImageSize { ImageSize(width: width, height: height) }
     var bands: Int { Int(fc_bands(pointer)) }
+    var decodedBytes: Int { Int(fc_decoded_bytes(pointer)) }
     var hasAlpha: Bool { fc_has_alpha(pointer) != 0 }
     var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
     var loader: String { Self.string(fc_loader(pointer)) }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FaceCrop
-import Foundation
 
 struct Crop: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +46,8 @@ struct Crop: ParsableCommand {
         _ = try cropOptions()
         if output == nil && !dryRun { throw ValidationError("Missing expected option '-o <output>' (or use --dry-run).") }
         if let output, !dryRun {
-            let ext = (output as NSString).pathExtension
+            let name = output.split(separator: "/").last.map(String.init) ?? output
+            let ext = name.contains(".") ? String(name.split(separator: ".").last!) : ""
             guard ImageFormat(pathExtension: ext) != nil else {
                 throw ValidationError("Unsupported output extension '.\(ext)' in '\(output)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
             }
@@ -108,7 +108,7 @@ struct Crop: ParsableCommand {
         }
         if let crop = report.crop, !crop.cutFaces.isEmpty {
             let list = crop.cutFaces.map { "#\($0 + 1)" }.joined(separator: ", ")
-            FileHandle.standardError.write(Data("Warning: \(input): face \(list) of \(report.faces.count) cannot fit in a \(crop.aspect) crop and is cut.\n".utf8))
+            printError("Warning: \(input): face \(list) of \(report.faces.count) cannot fit in a \(crop.aspect) crop and is cut.")
         }
     }
 

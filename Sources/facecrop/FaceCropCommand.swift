@@ -1,6 +1,7 @@
 import ArgumentParser
 import FaceCrop
-import Foundation
+import FoundationEssentials  // JSONEncoder without Foundation's ICU: faster process start
+import Glibc
 
 @main
 struct FaceCropCommand: ParsableCommand {
@@ -49,6 +50,9 @@ struct DetectionOptions: ParsableArguments {
     }
 
     func makeCropper() throws -> FaceCropper {
+        // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
+        let vipsStart = FaceCropper.startImageLibrary()
+        defer { try? vipsStart.value() }
         let kind = detector, model = model
         let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
         return FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
@@ -60,9 +64,14 @@ func reportingErrors<T>(_ body: () throws(FaceCropError) -> T) throws -> T {
     do {
         return try body()
     } catch {
-        FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+        printError("Error: \(error.description)")
         throw ExitCode(error.exitCode)
     }
+}
+
+func printError(_ line: String) {
+    let text = line + "\n"
+    _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
 }
 
 func printJSON(_ value: some Encodable) throws {

@@ -30,6 +30,13 @@ int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink,
 /// vips_thumbnail into a box of width x height (never upsizing), honouring EXIF orientation.
 int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out);
 
+/// A shrunk, upright, in-memory copy of an image already decoded into memory, its long side `box` (never
+/// upsizing): integer box shrink (horizontal, then vertical: 3-4x faster than vips_thumbnail_image here),
+/// lanczos3 for the rest, then EXIF orientation applied.
+int fc_preview(FCImage *in, int box, FCImage **out);
+/// Bytes the decoded pixels take (width x height x bands x sample size).
+size_t fc_decoded_bytes(const FCImage *image);
+
 int fc_width(const FCImage *image);
 int fc_height(const FCImage *image);
 int fc_bands(const FCImage *image);
@@ -43,8 +50,6 @@ char *fc_interpretation(FCImage *image);
 
 /// Decodes to packed 8-bit RGB (alpha flattened on white). *out is g_malloc'ed: free with fc_free.
 int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height);
-/// Wraps a packed 8-bit RGB buffer (copied) as an image.
-int fc_from_rgb8(const uint8_t *pixels, int width, int height, FCImage **out);
 
 int fc_extract(FCImage *in, int left, int top, int width, int height, FCImage **out);
 /// Resizes to exactly width x height (lanczos3), fixing libvips' rounding by a pixel if needed.

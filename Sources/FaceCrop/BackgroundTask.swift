@@ -1,0 +1,42 @@
+import Glibc
+
+/// Blocking work on a thread of its own, joined with `value()`. Used to put libvips' and OpenCV's blocking
+/// C calls on both cores at once; Swift's cooperative pool is the wrong place for blocking calls.
+public final class BackgroundTask<Value: Sendable>: @unchecked Sendable {
+    private let box = ResultBox<Value>()
+    private let thread: pthread_t?
+
+    public init(_ body: @escaping @Sendable () throws -> Value) {
+        let box = self.box
+        thread = startThread { box.result = Result { try body() } }
+    }
+
+    /// Waits for the work and returns its result. Call exactly once.
+    public func value() throws -> Value {
+        if let thread { pthread_join(thread, nil) }
+        return try box.result!.get()
+    }
+}
+
+/// Written by the worker thread before it ends, read after pthread_join: no other synchronisation needed.
+private final class ResultBox<Value>: @unchecked Sendable {
+    var result: Result<Value, any Error>?
+}
+
+private final class Job: @unchecked Sendable {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}
+
+/// Runs `work` on a new thread, or right here if no thread can be made (then returns nil).
+private func startThread(_ work: @escaping () -> Void) -> pthread_t? {
+    var thread = pthread_t()
+    let job = Unmanaged.passRetained(Job(work)).toOpaque()
+    let started = pthread_create(&thread, nil, { raw in
+        Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().run()
+        return nil
+    }, job) == 0
+    if started { return thread }
+    Unmanaged<Job>.fromOpaque(job).takeRetainedValue().run()
+    return nil
+}
