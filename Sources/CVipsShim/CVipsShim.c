@@ -66,7 +66,7 @@ int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated,
     if (!source) return -1;
     // libvips 8.14's thumbnail_source does not hand its own fail_on to the loader: the loader's
     // option string does.
-    int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN, "option_string",
+    int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_BOTH, "option_string",
                                    fail_on_truncated ? "fail_on=truncated" : "", NULL);
     g_object_unref(source);
     return rc;
@@ -91,7 +91,7 @@ int fc_preview(FCImage *in, int box, FCImage **out) {
         x = t[1];
     }
     const double rest = (double)box / VIPS_MAX(x->Xsize, x->Ysize);
-    if (rc == 0 && rest < 1) {
+    if (rc == 0 && rest != 1) {
         rc = vips_resize(x, &t[2], rest, NULL);
         x = t[2];
     }

@@ -83,7 +83,7 @@ public struct FaceCropper: Sendable {
 
     public static func defaultThreshold(for kind: DetectorKind) -> Double {
         switch kind {
-        case .yunet: return 0.6
+        case .yunet: return 0.75
         case .haar: return 0.5
         }
     }

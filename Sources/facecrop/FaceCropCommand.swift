@@ -24,10 +24,10 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: "Face detector: yunet (default, built in) or haar (OpenCV cascade from opencv-data).")
     var detector: DetectorKind = .yunet
 
-    @Option(help: "Detector confidence threshold, 0...1 (default: 0.6 for yunet, 0.5 for haar).")
+    @Option(help: "Detector confidence threshold, 0...1 (default: 0.75 for yunet, 0.5 for haar).")
     var threshold: Double?
 
-    @Option(help: "Long side in pixels of the shrunk image faces are detected on.")
+    @Option(help: "Long side in pixels of the image faces are detected on (larger images are shrunk, smaller ones enlarged).")
     var detectSize = 640
 
     @Option(help: "Model file: a YuNet .onnx (instead of the built-in one) or a Haar cascade .xml.")

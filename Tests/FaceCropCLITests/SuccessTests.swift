@@ -131,7 +131,7 @@ struct JSONReportTests {
             let analysis = try #require(json.object("analysis"))
             #expect(Set(analysis.keys) == ["width", "height", "detector", "threshold"])
             #expect(analysis.string("detector") == "yunet")
-            #expect(analysis.num("threshold") == 0.6)
+            #expect(analysis.num("threshold") == 0.75)
             #expect(analysis.num("width") == 640)
 
             let faces = try #require(json["faces"] as? [JSONObject])

@@ -27,11 +27,11 @@ void fc_unref(FCImage *image);
 /// shrink > 1 asks the JPEG loader for shrink-on-load (ignored by other formats). The header is read now,
 /// pixels when needed. sequential != 0 asks for sequential access.
 int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out);
-/// vips_thumbnail into a box of width x height (never upsizing), honouring EXIF orientation.
+/// vips_thumbnail into a box of width x height (enlarging smaller images), honouring EXIF orientation.
 int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out);
 
-/// A shrunk, upright, in-memory copy of an image already decoded into memory, its long side `box` (never
-/// upsizing): integer box shrink (horizontal, then vertical: 3-4x faster than vips_thumbnail_image here),
+/// A resized, upright, in-memory copy of an image already decoded into memory, its long side `box`
+/// (smaller images are enlarged): integer box shrink (horizontal, then vertical: 3-4x faster than vips_thumbnail_image here),
 /// lanczos3 for the rest, then EXIF orientation applied.
 int fc_preview(FCImage *in, int box, FCImage **out);
 /// Bytes the decoded pixels take (width x height x bands x sample size).
