@@ -122,7 +122,52 @@ struct PipelineTests {
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "previous output")
     }
 
-    @Test(arguments: ["jpg", "png", "webp", "tif"])
+    /// Each input format libvips reads here, made from the portrait with the `vips` command (libvips-tools).
+    @Test(arguments: [
+        ("webp", ["copy"]), ("tif", ["copy"]), ("gif", ["copy"]), ("heic", ["copy"]), ("avif", ["copy"]),
+        ("png", ["colourspace", "rgb16"]), ("jp2", ["copy"]),
+    ])
+    func readsEachInputFormat(_ ext: String, _ operation: [String]) throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("portrait.\(ext)").path
+        let vips = Process()
+        vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+        vips.arguments = [operation[0], Fixtures.path("Golden/portrait-16x9/input.jpg"), input] + operation.dropFirst()
+        try vips.run()
+        vips.waitUntilExit()
+        guard vips.terminationStatus == 0, FileManager.default.fileExists(atPath: input) else {
+            // jp2 needs libvips built with OpenJPEG; the others are required.
+            #expect(ext == "jp2", "vips could not write \(ext)")
+            return
+        }
+        let out = dir.appendingPathComponent("out.jpg").path
+        let report = try cropper.run(input, output: out, options: CropOptions())
+        #expect(report.faces.count == 1, "\(ext): \(report.faces.count) faces")
+        #expect(FileManager.default.fileExists(atPath: out))
+    }
+
+    /// Grey with alpha, and palette PNGs.
+    @Test func readsGreyAlphaAndPalettePNG() throws {
+        for (name, path) in [("palette", "Samples/portrait.png"), ("grey-alpha", "Golden/png-alpha/input.png")] {
+            let dir = try Fixtures.tempDir()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            var input = Fixtures.path(path)
+            if name == "grey-alpha" {
+                input = dir.appendingPathComponent("ga.png").path
+                let vips = Process()
+                vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+                vips.arguments = ["colourspace", Fixtures.path(path), input, "b-w"]
+                try vips.run()
+                vips.waitUntilExit()
+                #expect(try VipsImage.open(input, sequential: false).bands == 2)
+            }
+            let report = try cropper.run(input, output: dir.appendingPathComponent("out.png").path, options: CropOptions())
+            #expect(report.faces.count == 1, "\(name)")
+        }
+    }
+
+    @Test(arguments: ["jpg", "png", "webp", "tif", "heic", "avif"])
     func writesEachFormatAtTheExactSize(_ ext: String) throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
