@@ -111,6 +111,7 @@ int fc_width(const FCImage *image) { return vips_image_get_width(image); }
 int fc_height(const FCImage *image) { return vips_image_get_height(image); }
 int fc_bands(const FCImage *image) { return vips_image_get_bands(image); }
 int fc_has_alpha(FCImage *image) { return vips_image_hasalpha(image); }
+int fc_has_icc_profile(FCImage *image) { return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0; }
 int fc_orientation(FCImage *image) { return vips_image_get_orientation(image); }
 
 char *fc_loader(FCImage *image) {

@@ -59,6 +59,10 @@ enum AtomicFile {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let ext = name.split(separator: ".").last.map(String.init) ?? "tmp"
         let tmp = "\(dir)/.\(name).facecrop-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).\(ext)"
+        // Create it first: a folder we cannot write to is reported as such, not as a failed save.
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0o666)
+        guard fd >= 0 else { throw FaceCropError.outputNotWritable(path, reason: errorText(errno)) }
+        close(fd)
         do {
             try body(tmp)
         } catch {

@@ -52,7 +52,7 @@ public struct Analysis: Sendable {
     public var faceRects: [Rect] { faces.map { $0.boundingBox(in: size) } }
 }
 
-/// The face-aware crop pipeline: load (shrink-on-load) → detect → plan → crop the full image → write.
+/// The face-aware crop pipeline: load → detect → plan → crop the full-resolution image → write.
 public struct FaceCropper: Sendable {
     public static let version = "0.1.0"
     /// sharp's default input limit (0x3FFF × 0x3FFF).
@@ -88,7 +88,8 @@ public struct FaceCropper: Sendable {
         }
     }
 
-    /// Reads the image (header, then a shrunk upright copy) and finds its faces.
+    /// Reads the image and finds its faces: the header, a copy at the analysis size for the detector, and
+    /// (within `singlePassBytes`) the decoded pixels the crop will be cut from.
     public func analyze(_ path: String) throws(FaceCropError) -> Analysis {
         let start = ContinuousClock.now
         try InputCheck.readableFile(path)
@@ -199,7 +200,7 @@ public struct FaceCropper: Sendable {
         }
         let rect = CropPlanner.centred(size: cropSize, on: centre, in: size)
         return CropInfo(
-            strategy: options.strategy, aspect: options.aspect.description, ratio: ratio, marginPixels: margin,
+            strategy: options.strategy, aspect: options.aspect.description, ratio: ratio, marginPixels: margin.rounded(2),
             region: nil, rect: rect, cutFaces: [], regionFits: true, fallback: options.noFace)
     }
 
@@ -242,7 +243,9 @@ public struct FaceCropper: Sendable {
                 try image.save(to: tmp, format: format, quality: options.quality, strip: options.strip)
             }
         } catch let error as VipsError {
-            throw Self.readError(analysis.path, error)
+            // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
+            // otherwise the second read of the file may be what failed.
+            throw analysis.decoded != nil ? .writeFailed(output, detail: error.message) : Self.readError(analysis.path, error)
         } catch let error as FaceCropError {
             throw error
         } catch {

@@ -100,6 +100,7 @@ final class VipsImage: @unchecked Sendable {
     var bands: Int { Int(fc_bands(pointer)) }
     var decodedBytes: Int { Int(fc_decoded_bytes(pointer)) }
     var hasAlpha: Bool { fc_has_alpha(pointer) != 0 }
+    var hasICCProfile: Bool { fc_has_icc_profile(pointer) != 0 }
     var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
     var loader: String { Self.string(fc_loader(pointer)) }
     var interpretation: String { Self.string(fc_interpretation(pointer)) }

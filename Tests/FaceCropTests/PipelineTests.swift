@@ -106,6 +106,38 @@ struct PipelineTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
+    /// Root may write anywhere `access()` can see, but not into sysfs: the temporary file fails first.
+    @Test func anUnwritableFolderIsReportedAsSuch() throws {
+        let out = "/sys/facecrop-test-\(getpid()).jpg"
+        do {
+            _ = try cropper.run(Fixtures.path("Samples/group.jpg"), output: out, options: CropOptions())
+            Issue.record("wrote to \(out)")
+        } catch {
+            guard case .outputNotWritable(out, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(error.exitCode == 73)
+        }
+    }
+
+    /// The ICC profile is kept by default and dropped with `strip`.
+    @Test func iccProfileKeptUnlessStripped() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("icc.jpg").path
+        let vips = Process()
+        vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+        vips.arguments = ["copy", Fixtures.path("Golden/portrait-16x9/input.jpg"), input + "[profile=srgb]"]
+        try vips.run()
+        vips.waitUntilExit()
+        #expect(try VipsImage.open(input, sequential: false).hasICCProfile)
+        for strip in [false, true] {
+            var options = CropOptions()
+            options.strip = strip
+            let out = dir.appendingPathComponent("out-\(strip).jpg").path
+            _ = try cropper.run(input, output: out, options: options)
+            #expect(try VipsImage.open(out, sequential: false).hasICCProfile == !strip, "strip \(strip)")
+        }
+    }
+
     /// A failed save leaves neither the output nor a temporary file behind, and keeps an existing output.
     @Test func aFailedWriteLeavesNothingBehind() throws {
         let dir = try Fixtures.tempDir()

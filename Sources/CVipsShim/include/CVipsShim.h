@@ -41,6 +41,8 @@ int fc_width(const FCImage *image);
 int fc_height(const FCImage *image);
 int fc_bands(const FCImage *image);
 int fc_has_alpha(FCImage *image);
+/// Whether an ICC profile is attached.
+int fc_has_icc_profile(FCImage *image);
 /// EXIF orientation 1...8 (1 when absent or invalid).
 int fc_orientation(FCImage *image);
 /// Loader nickname, e.g. "jpegload_source". Free with fc_free.
