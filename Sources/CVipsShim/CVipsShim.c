@@ -2,6 +2,8 @@
 // Multi-step wrappers keep their temporaries in vips_object_local_array, freed with the parent object.
 #include "CVipsShim.h"
 #include <vips/vips.h>
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
@@ -273,4 +275,19 @@ int fc_compare(FCImage *a, FCImage *b, double threshold, double *max_delta, doub
     }
     g_object_unref(scope);
     return rc;
+}
+
+int fc_sha256_file(const char *path, char *hex) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+    guchar buffer[1 << 16];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, f)) > 0) g_checksum_update(sum, buffer, n);
+    int failed = ferror(f);
+    fclose(f);
+    if (!failed) g_strlcpy(hex, g_checksum_get_string(sum), 65);
+    g_checksum_free(sum);
+    if (failed) errno = EIO;
+    return failed ? -1 : 0;
 }

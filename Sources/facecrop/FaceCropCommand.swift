@@ -9,12 +9,12 @@ struct FaceCropCommand: ParsableCommand {
         commandName: "facecrop",
         abstract: "Crop photos around the faces in them.",
         discussion: """
-            Exit status: 0 success, 2 no face found with --no-face fail, 64 bad arguments, 65 input is not a \
-            readable image (corrupt, truncated, too many pixels), 66 input missing or unreadable, 73 output \
-            cannot be created, 1 any other error.
+            Exit status: 0 success, 2 no face found with --no-face fail, 3 some inputs of a batch failed, 64 bad \
+            arguments, 65 input is not a readable image (corrupt, truncated, too many pixels), 66 input missing \
+            or unreadable, 73 output cannot be created, 1 any other error.
             """,
         version: FaceCropper.version,
-        subcommands: [Crop.self, Detect.self],
+        subcommands: [Crop.self, Detect.self, Batch.self],
         defaultSubcommand: Crop.self
     )
 }

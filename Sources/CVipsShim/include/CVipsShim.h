@@ -72,6 +72,9 @@ int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int str
 /// Whether this libvips can save the format (e.g. HEIF/AVIF need an encoder).
 int fc_can_save(FCFormat format);
 
+/// SHA-256 of a file's bytes as 64 hex digits into `hex` (65 bytes). Returns 0, or -1 with errno set.
+int fc_sha256_file(const char *path, char *hex);
+
 /// Compares two images of the same size and bands: largest channel difference, and the share of pixels
 /// where some channel differs by more than threshold.
 int fc_compare(FCImage *a, FCImage *b, double threshold, double *max_delta, double *mismatch_fraction);

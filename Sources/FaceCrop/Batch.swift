@@ -1,0 +1,351 @@
+// Batch mode: many inputs, several outputs each from one decode and one detection, incremental through a
+// small manifest beside each input's outputs, in parallel on a fixed number of threads.
+import CVipsShim
+import FaceCropCore
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// One image to process, and where its outputs go.
+public struct BatchInput: Sendable, Hashable {
+    public var path: String
+    /// Folder under the output folder: the input's folder relative to the folder argument it was found
+    /// under, "" for inputs given as files.
+    public var subfolder: String
+
+    public init(path: String, subfolder: String) {
+        self.path = path
+        self.subfolder = subfolder
+    }
+
+    public var fileName: String { path.split(separator: "/").last.map(String.init) ?? path }
+    public var stem: String {
+        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return fileName }
+        return String(fileName[..<dot])
+    }
+    /// Identity under the output folder: what manifests, shards and pruning key on.
+    public var key: String { subfolder.isEmpty ? fileName : "\(subfolder)/\(fileName)" }
+}
+
+public enum BatchInputs {
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "gif", "heic", "heif", "avif"]
+
+    /// Files are taken as given (a missing one fails later, as its own input); folders contribute the
+    /// image files in them (by extension, hidden names skipped), recursively if asked. Sorted by key.
+    public static func collect(_ arguments: [String], recursive: Bool) -> [BatchInput] {
+        var found = [BatchInput]()
+        for argument in arguments {
+            if isDirectory(argument) {
+                walk(argument, subfolder: "", recursive: recursive, into: &found)
+            } else {
+                found.append(BatchInput(path: argument, subfolder: ""))
+            }
+        }
+        return found.sorted { $0.key < $1.key }
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+
+    static func entries(_ folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names = [String]()
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    private static func walk(_ folder: String, subfolder: String, recursive: Bool, into found: inout [BatchInput]) {
+        for name in entries(folder) {
+            let path = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
+            if isDirectory(path) {
+                if recursive { walk(path, subfolder: subfolder.isEmpty ? name : "\(subfolder)/\(name)", recursive: true, into: &found) }
+            } else if let dot = name.lastIndex(of: "."), imageExtensions.contains(name[name.index(after: dot)...].lowercased()) {
+                found.append(BatchInput(path: path, subfolder: subfolder))
+            }
+        }
+    }
+
+    /// The inputs of shard `index` (0-based) of `count`: by a stable hash of the key, so every machine
+    /// agrees without coordination whatever order it listed the files in.
+    public static func shard(_ inputs: [BatchInput], index: Int, count: Int) -> [BatchInput] {
+        inputs.filter { Int(fnv1a($0.key) % UInt64(count)) == index }
+    }
+
+    static func fnv1a(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+}
+
+/// One output per input: an aspect, and an exact size or the crop's own.
+public struct OutputSpec: Sendable, Hashable {
+    public var aspect: Aspect
+    public var size: OutputSize?
+    public init(aspect: Aspect, size: OutputSize?) {
+        self.aspect = aspect
+        self.size = size
+    }
+}
+
+public struct BatchOutput: Codable, Sendable, Equatable {
+    public var path: String
+    public var width: Int
+    public var height: Int
+    public var crop: PixelRect
+}
+
+/// What happened to one input: a line of the `--report` file.
+public struct BatchRecord: Codable, Sendable {
+    public enum Status: String, Codable, Sendable { case done, skipped, failed }
+    public var input: String
+    public var status: Status
+    public var faces: Int?
+    public var outputs: [BatchOutput]?
+    public var error: String?
+    public var exitCode: Int32?
+}
+
+/// Kept beside an input's outputs: if a later run finds the same version, input bytes and options, and
+/// the outputs still there, the input is skipped. Output paths are relative to the manifest's output
+/// folder, so a moved output tree stays valid.
+struct Manifest: Codable {
+    var version: String
+    var input: String
+    var sha256: String
+    var options: String
+    var faces: Int
+    var outputs: [BatchOutput]
+}
+
+public struct BatchSettings: Sendable {
+    public var outputDirectory: String
+    public var specs: [OutputSpec]
+    /// Crop options shared by every output (aspect and size come from each spec).
+    public var crop: CropOptions
+    public var format: ImageFormat
+    /// Output file name: {stem} {ext} {width} {height} {aspect}.
+    public var nameTemplate = "{stem}-{width}x{height}.{ext}"
+    /// Everything that changes the outputs, as text: a manifest written with other options is stale.
+    public var optionsKey: String
+    public var force = false
+    public var dryRun = false
+
+    public init(outputDirectory: String, specs: [OutputSpec], crop: CropOptions, format: ImageFormat, optionsKey: String) {
+        self.outputDirectory = outputDirectory
+        self.specs = specs
+        self.crop = crop
+        self.format = format
+        self.optionsKey = optionsKey
+    }
+
+    public func folder(for input: BatchInput) -> String {
+        input.subfolder.isEmpty ? outputDirectory : "\(outputDirectory)/\(input.subfolder)"
+    }
+
+    func manifestPath(for input: BatchInput) -> String { "\(folder(for: input))/.facecrop/\(input.fileName).json" }
+
+    /// The output file name; `size` nil gives "W" and "H" placeholders (for clash checks before any work).
+    public func outputName(for input: BatchInput, spec: OutputSpec, size: ImageSize?) -> String {
+        let aspect = spec.aspect.description.replacingOccurrences(of: ":", with: "x")
+        return nameTemplate.replacingOccurrences(of: "{stem}", with: input.stem)
+            .replacingOccurrences(of: "{ext}", with: format.fileExtension)
+            .replacingOccurrences(of: "{width}", with: size.map { String($0.width) } ?? "W")
+            .replacingOccurrences(of: "{height}", with: size.map { String($0.height) } ?? "H")
+            .replacingOccurrences(of: "{aspect}", with: aspect)
+    }
+
+    /// Output paths that two inputs would share (checked before any work), as "path" → inputs.
+    public func clashes(_ inputs: [BatchInput]) -> [String: [String]] {
+        var owners = [String: [String]]()
+        for input in inputs {
+            for spec in specs {
+                let size: ImageSize? = if case .exact(let w, let h) = spec.size { ImageSize(width: w, height: h) } else { nil }
+                owners["\(folder(for: input))/\(outputName(for: input, spec: spec, size: size))", default: []].append(input.path)
+            }
+        }
+        return owners.filter { $0.value.count > 1 }
+    }
+}
+
+extension ImageFormat {
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .webp: "webp"
+        case .tiff: "tif"
+        case .heif: "heic"
+        case .avif: "avif"
+        }
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
+
+/// Runs a batch: `process` handles one input; `run` spreads inputs over threads.
+public struct BatchRunner: Sendable {
+    public let cropper: FaceCropper
+    public let settings: BatchSettings
+
+    public init(cropper: FaceCropper, settings: BatchSettings) {
+        self.cropper = cropper
+        self.settings = settings
+    }
+
+    /// Processes every input on `jobs` threads; `report` is called (serially) as each finishes. Records come
+    /// back in input order. With `failFast`, no new input starts after a failure.
+    public func run(_ inputs: [BatchInput], jobs: Int, failFast: Bool, report: @escaping @Sendable (BatchRecord) -> Void) -> [BatchRecord] {
+        struct State {
+            var next = 0
+            var stop = false
+            var records: [BatchRecord?]
+        }
+        let state = Mutex(State(records: Array(repeating: nil, count: inputs.count)))
+        let workers = (0..<max(1, min(jobs, inputs.count))).map { _ in
+            BackgroundTask {
+                while true {
+                    let index: Int? = state.withLock { s in
+                        guard !s.stop, s.next < inputs.count else { return nil }
+                        defer { s.next += 1 }
+                        return s.next
+                    }
+                    guard let index else { return }
+                    let record = process(inputs[index])
+                    state.withLock { s in
+                        s.records[index] = record
+                        if failFast && record.status == .failed { s.stop = true }
+                        report(record)
+                    }
+                }
+            }
+        }
+        for worker in workers { try? worker.value() }
+        return state.withLock { $0.records.compactMap { $0 } }
+    }
+
+    /// One input: skip it when its manifest is current, else analyse it once and write every output.
+    public func process(_ input: BatchInput) -> BatchRecord {
+        let manifestPath = settings.manifestPath(for: input)
+        var written = [String]()
+        do throws(FaceCropError) {
+            try InputCheck.readableFile(input.path)
+            let sha = try Self.sha256(input.path)
+            let folder = settings.folder(for: input)
+            if !settings.force, let old = Self.readManifest(manifestPath), old.version == FaceCropper.version,
+                old.sha256 == sha, old.options == settings.optionsKey
+            {
+                let outputs = old.outputs.map { o in BatchOutput(path: "\(folder)/\(o.path)", width: o.width, height: o.height, crop: o.crop) }
+                if outputs.allSatisfy({ access($0.path, F_OK) == 0 }) {
+                    return BatchRecord(input: input.path, status: .skipped, faces: old.faces, outputs: outputs)
+                }
+            }
+            let analysis = try cropper.analyze(input.path)
+            if !settings.dryRun { try Self.makeDirectories(folder) }
+            var outputs = [BatchOutput]()
+            for spec in settings.specs {
+                var options = settings.crop
+                options.aspect = spec.aspect
+                options.size = spec.size
+                let crop = try cropper.plan(analysis, options: options)
+                let size = FaceCropper.outputSize(for: crop.rect, spec.size)
+                let path = "\(folder)/\(settings.outputName(for: input, spec: spec, size: size))"
+                if !settings.dryRun {
+                    _ = try cropper.write(analysis, crop: crop.rect, to: path, options: options)
+                    written.append(path)
+                }
+                outputs.append(BatchOutput(path: path, width: size.width, height: size.height, crop: crop.rect))
+            }
+            if !settings.dryRun {
+                let manifest = Manifest(
+                    version: FaceCropper.version, input: input.key, sha256: sha, options: settings.optionsKey,
+                    faces: analysis.faces.count,
+                    outputs: outputs.map { o in
+                        BatchOutput(path: String(o.path.dropFirst(folder.count + 1)), width: o.width, height: o.height, crop: o.crop)
+                    })
+                try Self.writeManifest(manifest, to: manifestPath)
+            }
+            return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, outputs: outputs)
+        } catch {
+            // A failed input leaves nothing: remove what it wrote before failing.
+            for path in written { unlink(path) }
+            return BatchRecord(input: input.path, status: .failed, error: error.description, exitCode: error.exitCode)
+        }
+    }
+
+    /// Deletes the outputs and manifests of inputs not in `inputs` (every manifest under the output folder).
+    /// Returns the deleted output paths.
+    public func prune(keeping inputs: [BatchInput]) -> [String] {
+        let keep = Set(inputs.map(\.key))
+        var deleted = [String]()
+        func visit(_ folder: String) {
+            let manifests = "\(folder)/.facecrop"
+            if BatchInputs.isDirectory(manifests) {
+                for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
+                    let path = "\(manifests)/\(name)"
+                    guard let manifest = Self.readManifest(path), !keep.contains(manifest.input) else { continue }
+                    for output in manifest.outputs where unlink("\(folder)/\(output.path)") == 0 { deleted.append("\(folder)/\(output.path)") }
+                    unlink(path)
+                }
+            }
+            for name in BatchInputs.entries(folder) where BatchInputs.isDirectory("\(folder)/\(name)") { visit("\(folder)/\(name)") }
+        }
+        visit(settings.outputDirectory)
+        return deleted
+    }
+
+    static func sha256(_ path: String) throws(FaceCropError) -> String {
+        var hex = [CChar](repeating: 0, count: 65)
+        guard fc_sha256_file(path, &hex) == 0 else { throw .inputUnreadable(path, reason: errorText(errno)) }
+        return String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func readManifest(_ path: String) -> Manifest? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let n = fread(&buffer, 1, buffer.count, file), n > 0 { bytes += buffer.prefix(n) }
+        return try? JSONDecoder().decode(Manifest.self, from: Data(bytes))
+    }
+
+    static func writeManifest(_ manifest: Manifest, to path: String) throws(FaceCropError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(manifest) else { throw .imageProcessing("cannot encode the manifest") }
+        try makeDirectories(OutputCheck.directory(of: path))
+        do {
+            try AtomicFile.write(to: path) { tmp in
+                guard let file = fopen(tmp, "wb") else { throw FaceCropError.writeFailed(path, detail: errorText(errno)) }
+                let ok = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) } == data.count
+                if fclose(file) != 0 || !ok { throw FaceCropError.writeFailed(path, detail: errorText(errno)) }
+            }
+        } catch let error as FaceCropError {
+            throw error
+        } catch {
+            throw .writeFailed(path, detail: "\(error)")
+        }
+    }
+
+    /// mkdir -p.
+    static func makeDirectories(_ path: String) throws(FaceCropError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/\(part)"
+            if mkdir(current, 0o777) != 0 && errno != EEXIST {
+                throw .outputNotWritable(current, reason: errorText(errno))
+            }
+        }
+        if !BatchInputs.isDirectory(path) { throw .outputNotWritable(path, reason: "it is not a folder") }
+    }
+}

@@ -1,0 +1,237 @@
+import ArgumentParser
+import FaceCrop
+import FoundationEssentials
+import Glibc
+
+struct Batch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Crop many images, several outputs each, incrementally and in parallel.",
+        discussion: """
+            Example: facecrop batch photos --recursive --output-dir out --size 1920x1080 --size 1280x720 --size 640x360
+            Exit status: 0 every input done or skipped, 3 some inputs failed, 64 bad arguments.
+            """
+    )
+
+    @Argument(help: "Image files and folders.")
+    var input: [String] = []
+
+    @Option(name: .customLong("inputs"), help: "Also read input paths, one per line, from this file ('-' for standard input).")
+    var inputList: String?
+
+    @Flag(help: "Look for images in sub-folders too (their layout is mirrored under --output-dir).")
+    var recursive = false
+
+    @Option(help: "Folder for the outputs.")
+    var outputDir: String?
+
+    @Option(help: "Output file name: {stem} {ext} {width} {height} {aspect}.")
+    var name = "{stem}-{width}x{height}.{ext}"
+
+    @Option(help: "Output format: jpg, png, webp, tif, heic or avif.")
+    var format = "jpg"
+
+    @Option(help: "An output of exactly this size, WIDTHxHEIGHT (repeatable).")
+    var size: [String] = []
+
+    @Option(help: "An output of this aspect at the crop's own size, W:H (repeatable). Default, without --size: 1:1.")
+    var aspect: [String] = []
+
+    @Option(help: "Space around the faces: pixels of the original image (200) or a percentage of the mean face height (40%).")
+    var margin = "200"
+
+    @Option(help: "Faces to frame: all, average or largest.")
+    var strategy: CropStrategy = .all
+
+    @Option(help: "Without a face: attention, center, or fail (the input counts as failed).")
+    var noFace: NoFacePolicy = .attention
+
+    @Option(help: "JPEG/WebP/HEIF quality, 1...100 (default 80).")
+    var quality: Int?
+
+    @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the outputs.")
+    var strip = false
+
+    @Option(help: "Images processed at once (default: the number of cores).")
+    var jobs = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+
+    @Flag(help: "Redo every input, even those whose outputs are current.")
+    var force = false
+
+    @Flag(help: "Delete the outputs of inputs that are no longer among this run's inputs.")
+    var prune = false
+
+    @Option(help: "Process only shard K of N (e.g. 2/8): a fixed share of the inputs, for splitting work over machines.")
+    var shard: String?
+
+    @Option(help: "Write a JSON Lines report here: one record per input, then a summary.")
+    var report: String?
+
+    @Flag(name: [.short, .long], help: "No progress line.")
+    var quiet = false
+
+    @Flag(help: "Stop at the first input that fails.")
+    var failFast = false
+
+    @Flag(help: "Print what would be written, with the crops, and write nothing.")
+    var dryRun = false
+
+    @OptionGroup var detection: DetectionOptions
+
+    var shardIndex: (index: Int, count: Int)? {
+        guard let shard else { return nil }
+        let parts = shard.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
+        return (k - 1, n)
+    }
+
+    func validate() throws {
+        if input.isEmpty && inputList == nil { throw ValidationError("Give at least one input file or folder, or --inputs.") }
+        if outputDir == nil { throw ValidationError("Missing expected option '--output-dir <folder>'.") }
+        if shard != nil && shardIndex == nil { throw ValidationError("Expected K/N with 1 ≤ K ≤ N for --shard but received '\(shard!)'.") }
+        guard jobs >= 1 else { throw ValidationError("Expected a positive integer for --jobs but received '\(jobs)'.") }
+        _ = try settings()
+    }
+
+    /// The batch settings from the command line; throws ValidationError (exit 64) on nonsense.
+    func settings() throws -> BatchSettings {
+        guard let format = ImageFormat(pathExtension: format) else {
+            throw ValidationError("Expected jpg, png, webp, tif, heic or avif for --format but received '\(format)'.")
+        }
+        // The single-image command's parser checks the shared crop options.
+        var cropArgs = ["-o", "x.jpg", "--margin", margin, "--strategy", strategy.rawValue, "--no-face", noFace.rawValue, "x"]
+        if let quality { cropArgs += ["--quality", String(quality)] }
+        let crop = try Crop.parse(cropArgs).cropOptions()
+        var specs = [OutputSpec]()
+        for text in size {
+            let options = try Crop.parse(["-o", "x.jpg", "--size", text, "x"]).cropOptions()
+            specs.append(OutputSpec(aspect: options.aspect, size: options.size))
+        }
+        for text in aspect {
+            let options = try Crop.parse(["-o", "x.jpg", "--aspect", text, "x"]).cropOptions()
+            specs.append(OutputSpec(aspect: options.aspect, size: nil))
+        }
+        if specs.isEmpty { specs = [OutputSpec(aspect: .ratio(width: 1, height: 1), size: nil)] }
+        var options = crop
+        options.strip = strip
+        let key = [
+            "size=\(size)", "aspect=\(aspect)", "margin=\(margin)", "strategy=\(strategy)", "noFace=\(noFace)",
+            "quality=\(quality.map(String.init) ?? "")", "strip=\(strip)", "format=\(format)", "name=\(name)",
+            "detector=\(detection.detector)", "threshold=\(detection.threshold.map { String($0) } ?? "")",
+            "detectSize=\(detection.detectSize)", "model=\(detection.model ?? "")",
+        ].joined(separator: " ")
+        var settings = BatchSettings(outputDirectory: outputDir ?? ".", specs: specs, crop: options, format: format, optionsKey: key)
+        settings.nameTemplate = name
+        settings.force = force
+        settings.dryRun = dryRun
+        return settings
+    }
+
+    func run() throws {
+        let settings = try settings()
+        var paths = input
+        if let list = inputList {
+            guard let text = Self.read(list) else {
+                printError("Error: Cannot read the input list '\(list)': \(String(cString: strerror(errno))).")
+                throw ExitCode(66)
+            }
+            paths += text.split(separator: "\n").map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
+        }
+        let all = BatchInputs.collect(paths, recursive: recursive)
+        let clashes = settings.clashes(all)
+        if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
+            printError("Error: '\(owners[0])' and '\(owners[1])' would both write '\(path)'; use --recursive folders or a --name with more in it.")
+            throw ExitCode(64)
+        }
+        let chosen = shardIndex.map { BatchInputs.shard(all, index: $0.index, count: $0.count) } ?? all
+        let runner = BatchRunner(cropper: try detection.makeCropper(), settings: settings)
+
+        let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
+        let dryRun = self.dryRun
+        let records = runner.run(chosen, jobs: jobs, failFast: failFast) { record in
+            switch record.status {
+            case .failed:
+                progress.clear()
+                printError("Error: \(record.error ?? record.input)")
+            case .done, .skipped:
+                let outputs = (record.outputs ?? []).map { o in
+                    dryRun ? "\(o.path) \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)" : o.path
+                }
+                progress.clear()
+                print("\(record.input): \(record.status.rawValue) -> \(outputs.joined(separator: ", "))")
+            }
+            progress.step(failed: record.status == .failed)
+        }
+        progress.clear()
+        if prune && !dryRun {
+            for path in runner.prune(keeping: all) { print("pruned \(path)") }
+        }
+        let failed = records.filter { $0.status == .failed }.count
+        if let report {
+            var lines = try records.map { try Self.jsonLine($0) }
+            let summary = Summary(
+                inputs: chosen.count, done: records.filter { $0.status == .done }.count,
+                skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds)
+            lines.append(try Self.jsonLine(["summary": summary]))
+            let text = lines.joined(separator: "\n") + "\n"
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
+            } catch {
+                printError("Error: Cannot write the report '\(report)': \(error).")
+                throw ExitCode(73)
+            }
+        }
+        if failed > 0 { throw ExitCode(3) }
+    }
+
+    struct Summary: Codable {
+        var inputs, done, skipped, failed: Int
+        var seconds: Double
+    }
+
+    static func jsonLine(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func read(_ path: String) -> String? {
+        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { if path != "-" { close(fd) } }
+        var bytes = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while case let n = Glibc.read(fd, &buffer, buffer.count), n > 0 { bytes += buffer.prefix(n) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// "done/total, rate, ETA, failures" on one line of a terminal; nothing otherwise.
+final class Progress: @unchecked Sendable {  // used under the runner's lock only
+    let total: Int
+    let enabled: Bool
+    private let start = ContinuousClock.now
+    private var done = 0
+    private var failed = 0
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    var seconds: Double { FaceCropper.ms(start, .now) / 1000 }
+
+    func step(failed isFailure: Bool) {
+        done += 1
+        if isFailure { failed += 1 }
+        guard enabled else { return }
+        let rate = Double(done) / max(seconds, 0.001)
+        let eta = Double(total - done) / max(rate, 0.001)
+        let line = "\(done)/\(total)  \((rate * 10).rounded() / 10) img/s  ETA \(Int(eta.rounded())) s  \(failed) failed"
+        _ = ("\r" + line + "\u{1B}[K").utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+
+    func clear() {
+        guard enabled else { return }
+        _ = "\r\u{1B}[K".utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+}
