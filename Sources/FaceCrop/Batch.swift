@@ -49,7 +49,7 @@ public enum BatchInputs {
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
-    static func entries(_ folder: String) -> [String] {
+    static func entries(_ folder: String, hidden: Bool = false) -> [String] {
         guard let dir = opendir(folder) else { return [] }
         defer { closedir(dir) }
         var names = [String]()
@@ -57,7 +57,7 @@ public enum BatchInputs {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if !name.hasPrefix(".") { names.append(name) }
+            if name != "." && name != ".." && (hidden || !name.hasPrefix(".")) { names.append(name) }
         }
         return names.sorted()
     }
@@ -281,6 +281,23 @@ public struct BatchRunner: Sendable {
             for path in written { unlink(path) }
             return BatchRecord(input: input.path, status: .failed, error: error.description, exitCode: error.exitCode)
         }
+    }
+
+    /// Deletes temporary files left in the output folder by facecrop processes that were killed.
+    public func removeStaleTemporaryFiles() -> [String] {
+        var removed = [String]()
+        func visit(_ folder: String) {
+            for name in BatchInputs.entries(folder, hidden: true) {
+                let path = "\(folder)/\(name)"
+                if BatchInputs.isDirectory(path) {
+                    visit(path)
+                } else if AtomicFile.isStaleTemporary(name), unlink(path) == 0 {
+                    removed.append(path)
+                }
+            }
+        }
+        visit(settings.outputDirectory)
+        return removed
     }
 
     /// Deletes the outputs and manifests of inputs not in `inputs` (every manifest under the output folder).

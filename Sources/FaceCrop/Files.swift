@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Checks an input path before libvips sees it, so each problem gets its own clear message (and a FIFO
 /// or a directory never reaches a decoder).
@@ -63,6 +64,8 @@ enum AtomicFile {
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0o666)
         guard fd >= 0 else { throw FaceCropError.outputNotWritable(path, reason: errorText(errno)) }
         close(fd)
+        inFlight.withLock { _ = $0.insert(tmp) }
+        defer { inFlight.withLock { _ = $0.remove(tmp) } }
         do {
             try body(tmp)
         } catch {
@@ -73,6 +76,38 @@ enum AtomicFile {
             let e = errno
             unlink(tmp)
             throw FaceCropError.writeFailed(path, detail: errorText(e))
+        }
+    }
+
+    /// Temporary files being written right now (removed by `Interruption` if the process is stopped).
+    static let inFlight = Mutex(Set<String>())
+
+    /// Whether `name` is one of our temporary files whose process is gone (killed before it could clean up).
+    static func isStaleTemporary(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let marker = name.firstRange(of: ".facecrop-") else { return false }
+        let pid = name[marker.upperBound...].prefix { $0.isNumber }
+        guard let value = Int32(pid), value > 0 else { return false }
+        return kill(value, 0) != 0 && errno == ESRCH
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP stop facecrop cleanly: temporary files being written are deleted, then the
+/// process exits with 128 + the signal number. (SIGKILL cannot be caught: the next batch run removes the
+/// temporary files of processes that no longer exist.)
+public enum Interruption {
+    /// Call before any thread starts: the signals are blocked everywhere and taken by one waiting thread.
+    public static func install() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, s) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        let blocked = set
+        _ = BackgroundTask<Void> {
+            var set = blocked
+            var signal: Int32 = 0
+            sigwait(&set, &signal)
+            AtomicFile.inFlight.withLock { for path in $0 { unlink(path) } }
+            _exit(128 + signal)
         }
     }
 }

@@ -127,6 +127,7 @@ struct Batch: ParsableCommand {
     }
 
     func run() throws {
+        Interruption.install()
         let settings = try settings()
         var paths = input
         if let list = inputList {
@@ -144,6 +145,7 @@ struct Batch: ParsableCommand {
         }
         let chosen = shardIndex.map { BatchInputs.shard(all, index: $0.index, count: $0.count) } ?? all
         let runner = BatchRunner(cropper: try detection.makeCropper(), settings: settings)
+        if !dryRun { _ = runner.removeStaleTemporaryFiles() }
 
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let dryRun = self.dryRun

@@ -96,6 +96,7 @@ struct Crop: ParsableCommand {
     }
 
     func run() throws {
+        Interruption.install()
         let options = try cropOptions()
         let cropper = try detection.makeCropper()
         let report = try reportingErrors { () throws(FaceCropError) in
