@@ -19,6 +19,7 @@ test: setup
 
 bench: build
 	scripts/bench.sh --bin $(BIN)
+	scripts/bench-batch.sh --bin $(BIN)
 
 accuracy: build
 	python3 scripts/accuracy.py --bin $(BIN)

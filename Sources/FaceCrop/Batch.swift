@@ -321,7 +321,7 @@ public struct BatchRunner: Sendable {
         return deleted
     }
 
-    static func sha256(_ path: String) throws(FaceCropError) -> String {
+    public static func sha256(_ path: String) throws(FaceCropError) -> String {
         var hex = [CChar](repeating: 0, count: 65)
         guard fc_sha256_file(path, &hex) == 0 else { throw .inputUnreadable(path, reason: errorText(errno)) }
         return String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)

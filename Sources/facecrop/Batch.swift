@@ -72,7 +72,7 @@ struct Batch: ParsableCommand {
     @Flag(help: "Stop at the first input that fails.")
     var failFast = false
 
-    @Flag(help: "Print what would be written, with the crops, and write nothing.")
+    @Flag(help: "Print each output that would be written, with its crop, and write nothing.")
     var dryRun = false
 
     @OptionGroup var detection: DetectionOptions
@@ -117,13 +117,18 @@ struct Batch: ParsableCommand {
             "size=\(size)", "aspect=\(aspect)", "margin=\(margin)", "strategy=\(strategy)", "noFace=\(noFace)",
             "quality=\(quality.map(String.init) ?? "")", "strip=\(strip)", "format=\(format)", "name=\(name)",
             "detector=\(detection.detector)", "threshold=\(detection.threshold.map { String($0) } ?? "")",
-            "detectSize=\(detection.detectSize)", "model=\(detection.model ?? "")",
+            "detectSize=\(detection.detectSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
         ].joined(separator: " ")
         var settings = BatchSettings(outputDirectory: outputDir ?? ".", specs: specs, crop: options, format: format, optionsKey: key)
         settings.nameTemplate = name
         settings.force = force
         settings.dryRun = dryRun
         return settings
+    }
+
+    /// A model file counts by its content: replacing it redoes the inputs.
+    func modelDigest(_ path: String) throws -> String {
+        do { return try BatchRunner.sha256(path) } catch { throw ValidationError(error.description) }
     }
 
     func run() throws {
@@ -140,7 +145,8 @@ struct Batch: ParsableCommand {
         let all = BatchInputs.collect(paths, recursive: recursive)
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
-            printError("Error: '\(owners[0])' and '\(owners[1])' would both write '\(path)'; use --recursive folders or a --name with more in it.")
+            let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"
+            printError("Error: \(who) would both write '\(path)'; use --recursive folders or a --name with more in it.")
             throw ExitCode(64)
         }
         let chosen = shardIndex.map { BatchInputs.shard(all, index: $0.index, count: $0.count) } ?? all
@@ -148,18 +154,18 @@ struct Batch: ParsableCommand {
         if !dryRun { _ = runner.removeStaleTemporaryFiles() }
 
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
-        let dryRun = self.dryRun
+        let (dryRun, json) = (self.dryRun, detection.json)
         let records = runner.run(chosen, jobs: jobs, failFast: failFast) { record in
-            switch record.status {
-            case .failed:
-                progress.clear()
-                printError("Error: \(record.error ?? record.input)")
-            case .done, .skipped:
-                let outputs = (record.outputs ?? []).map { o in
-                    dryRun ? "\(o.path) \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)" : o.path
+            progress.clear()
+            if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
+            if json {
+                if let line = try? Self.jsonLine(record) { print(line) }
+            } else if dryRun {
+                for o in record.outputs ?? [] {
+                    print("\(record.input) -> \(o.path) crop \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)")
                 }
-                progress.clear()
-                print("\(record.input): \(record.status.rawValue) -> \(outputs.joined(separator: ", "))")
+            } else if record.status != .failed {
+                print("\(record.input): \(record.status.rawValue) -> \((record.outputs ?? []).map(\.path).joined(separator: ", "))")
             }
             progress.step(failed: record.status == .failed)
         }

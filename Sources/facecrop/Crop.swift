@@ -81,7 +81,10 @@ struct Crop: ParsableCommand {
             }
             options.size = .exact(width: w, height: h)
             sizeRatio = Double(w) / Double(h)
-            options.aspect = .ratio(width: Double(w), height: Double(h))
+            // 1920x1080 has the aspect 16:9.
+            var (a, b) = (w, h)
+            while b != 0 { (a, b) = (b, a % b) }
+            options.aspect = .ratio(width: Double(w / a), height: Double(h / a))
         }
         if let text = aspect {
             guard let parsed = Aspect(text) else {

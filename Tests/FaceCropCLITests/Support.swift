@@ -85,12 +85,22 @@ private final class DataBox: @unchecked Sendable {
 }
 
 /// Runs `facecrop args...` in `directory`, capturing standard output and error; kills it after `timeout`.
-func runFaceCrop(_ args: [String], in directory: URL, timeout: Double = 60) throws -> RunResult {
+/// `stdin` (small: it must fit in a pipe's buffer) is fed to its standard input, which is otherwise empty.
+func runFaceCrop(_ args: [String], in directory: URL, timeout: Double = 60, stdin: Data? = nil) throws -> RunResult {
     let process = Process()
     process.executableURL = try CLI.binary()
     process.arguments = args
     process.currentDirectoryURL = directory
-    process.standardInput = FileHandle.nullDevice
+    if let stdin {
+        guard stdin.count < 16_384 else { throw CLITestError("stdin data too large for a pipe buffer") }
+        // Written and closed before the launch: the child reads it then end of file, and no write can hit SIGPIPE.
+        let inPipe = Pipe()
+        try inPipe.fileHandleForWriting.write(contentsOf: stdin)
+        try inPipe.fileHandleForWriting.close()
+        process.standardInput = inPipe
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
     let outPipe = Pipe(), errPipe = Pipe()
     process.standardOutput = outPipe
     process.standardError = errPipe
