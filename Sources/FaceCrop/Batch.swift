@@ -119,6 +119,10 @@ struct Manifest: Codable {
     var version: String
     var input: String
     var sha256: String
+    /// The input's size and modification time (ns) when it was hashed: when both are unchanged the bytes are
+    /// taken as unchanged without reading them (rsync's quick check); otherwise the hash decides.
+    var size: Int64
+    var modified: Int64
     var options: String
     var faces: Int
     var outputs: [BatchOutput]
@@ -240,13 +244,16 @@ public struct BatchRunner: Sendable {
         var written = [String]()
         do throws(FaceCropError) {
             try InputCheck.readableFile(input.path)
-            let sha = try Self.sha256(input.path)
+            let (size, modified) = Self.sizeAndTime(input.path)
+            var sha: String?
             let folder = settings.folder(for: input)
             if !settings.force, let old = Self.readManifest(manifestPath), old.version == FaceCropper.version,
-                old.sha256 == sha, old.options == settings.optionsKey
+                old.options == settings.optionsKey
             {
+                var sameBytes = old.size == size && old.modified == modified
+                if !sameBytes { sameBytes = try Self.sha256(input.path, into: &sha) == old.sha256 }
                 let outputs = old.outputs.map { o in BatchOutput(path: "\(folder)/\(o.path)", width: o.width, height: o.height, crop: o.crop) }
-                if outputs.allSatisfy({ access($0.path, F_OK) == 0 }) {
+                if sameBytes && outputs.allSatisfy({ access($0.path, F_OK) == 0 }) {
                     return BatchRecord(input: input.path, status: .skipped, faces: old.faces, outputs: outputs)
                 }
             }
@@ -268,7 +275,8 @@ public struct BatchRunner: Sendable {
             }
             if !settings.dryRun {
                 let manifest = Manifest(
-                    version: FaceCropper.version, input: input.key, sha256: sha, options: settings.optionsKey,
+                    version: FaceCropper.version, input: input.key, sha256: try Self.sha256(input.path, into: &sha),
+                    size: size, modified: modified, options: settings.optionsKey,
                     faces: analysis.faces.count,
                     outputs: outputs.map { o in
                         BatchOutput(path: String(o.path.dropFirst(folder.count + 1)), width: o.width, height: o.height, crop: o.crop)
@@ -319,6 +327,20 @@ public struct BatchRunner: Sendable {
         }
         visit(settings.outputDirectory)
         return deleted
+    }
+
+    /// The file's SHA-256, computed once: kept in `cache`.
+    static func sha256(_ path: String, into cache: inout String?) throws(FaceCropError) -> String {
+        if let cache { return cache }
+        let value = try sha256(path)
+        cache = value
+        return value
+    }
+
+    static func sizeAndTime(_ path: String) -> (Int64, Int64) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return (-1, -1) }
+        return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
     public static func sha256(_ path: String) throws(FaceCropError) -> String {
