@@ -20,7 +20,7 @@ done
 
 # The 12 MP source comes from scripts/bench.sh; distinct files are made by flipping and shifting it.
 [ -f .bench/bench-4000x3000.jpg ] || scripts/bench.sh --bin "$bin" --runs 1 >/dev/null
-work=.bench/batch
+work=$PWD/.bench/batch
 src=$work/in
 if [ "$(ls "$src" 2>/dev/null | wc -l)" -ne "$images" ]; then
   rm -rf "$src"; mkdir -p "$src"
