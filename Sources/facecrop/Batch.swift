@@ -36,21 +36,6 @@ struct Batch: ParsableCommand {
     @Option(help: "An output of this aspect at the crop's own size, W:H (repeatable). Default, without --size: 1:1.")
     var aspect: [String] = []
 
-    @Option(help: "Space around the faces: pixels of the original image (200) or a percentage of the mean face height (40%).")
-    var margin = "200"
-
-    @Option(help: "Faces to frame: all, average or largest.")
-    var strategy: CropStrategy = .all
-
-    @Option(help: "Without a face: attention, center, or fail (the input counts as failed).")
-    var noFace: NoFacePolicy = .attention
-
-    @Option(help: "JPEG/WebP/HEIF quality, 1...100 (default 80).")
-    var quality: Int?
-
-    @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the outputs.")
-    var strip = false
-
     @Option(help: "Images processed at once (default: the number of cores).")
     var jobs = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
@@ -75,6 +60,7 @@ struct Batch: ParsableCommand {
     @Flag(help: "Print each output that would be written, with its crop, and write nothing.")
     var dryRun = false
 
+    @OptionGroup var common: CropArguments
     @OptionGroup var detection: DetectionOptions
 
     var shardIndex: (index: Int, count: Int)? {
@@ -97,25 +83,16 @@ struct Batch: ParsableCommand {
         guard let format = ImageFormat(pathExtension: format) else {
             throw ValidationError("Expected jpg, png, webp, tif, heic or avif for --format but received '\(format)'.")
         }
-        // The single-image command's parser checks the shared crop options.
-        var cropArgs = ["-o", "x.jpg", "--margin", margin, "--strategy", strategy.rawValue, "--no-face", noFace.rawValue, "x"]
-        if let quality { cropArgs += ["--quality", String(quality)] }
-        let crop = try Crop.parse(cropArgs).cropOptions()
-        var specs = [OutputSpec]()
-        for text in size {
-            let options = try Crop.parse(["-o", "x.jpg", "--size", text, "x"]).cropOptions()
-            specs.append(OutputSpec(aspect: options.aspect, size: options.size))
+        let options = try common.options()
+        var specs = try size.map { text in
+            let parsed = try CropArguments.size(text)
+            return OutputSpec(aspect: parsed.aspect, size: parsed.size)
         }
-        for text in aspect {
-            let options = try Crop.parse(["-o", "x.jpg", "--aspect", text, "x"]).cropOptions()
-            specs.append(OutputSpec(aspect: options.aspect, size: nil))
-        }
+        specs += try aspect.map { OutputSpec(aspect: try CropArguments.aspect($0), size: nil) }
         if specs.isEmpty { specs = [OutputSpec(aspect: .ratio(width: 1, height: 1), size: nil)] }
-        var options = crop
-        options.strip = strip
         let key = [
-            "size=\(size)", "aspect=\(aspect)", "margin=\(margin)", "strategy=\(strategy)", "noFace=\(noFace)",
-            "quality=\(quality.map(String.init) ?? "")", "strip=\(strip)", "format=\(format)", "name=\(name)",
+            "size=\(size)", "aspect=\(aspect)", "margin=\(common.margin)", "strategy=\(common.strategy)", "noFace=\(common.noFace)",
+            "quality=\(common.quality.map(String.init) ?? "")", "strip=\(common.strip)", "format=\(format)", "name=\(name)",
             "detector=\(detection.detector)", "threshold=\(detection.threshold.map { String($0) } ?? "")",
             "detectSize=\(detection.detectSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
         ].joined(separator: " ")

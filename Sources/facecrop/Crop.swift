@@ -16,30 +16,16 @@ struct Crop: ParsableCommand {
     @Option(help: "Aspect ratio W:H of the crop (16:9, 1:1, 4:5, 1.91:1, ...) or 'original'. Default: 1:1, or that of --size.")
     var aspect: String?
 
-    @Option(help: "Space around the faces: pixels of the original image (200) or a percentage of the mean face height (40%).")
-    var margin = "200"
-
-    @Option(help: "Faces to frame: all (every face), average (Ancestry's FaceCrop reference) or largest.")
-    var strategy: CropStrategy = .all
-
-    @Option(help: "Without a face: attention (libvips' smartcrop), center, or fail with exit status 2.")
-    var noFace: NoFacePolicy = .attention
-
     @Option(help: "Output size WIDTHxHEIGHT, exactly (sets the aspect when --aspect is not given).")
     var size: String?
 
     @Option(help: "Output width; the height follows the crop's aspect.")
     var width: Int?
 
-    @Option(help: "JPEG/WebP/HEIF quality, 1...100 (default 80).")
-    var quality: Int?
-
-    @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the output.")
-    var strip = false
-
     @Flag(help: "Plan the crop and report it without writing anything.")
     var dryRun = false
 
+    @OptionGroup var common: CropArguments
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
@@ -56,44 +42,28 @@ struct Crop: ParsableCommand {
 
     /// The library's options from the command line; throws ValidationError (exit 64) on nonsense.
     func cropOptions() throws -> CropOptions {
-        var options = CropOptions()
-        options.strategy = strategy
-        options.noFace = noFace
-        options.strip = strip
-        guard let margin = Margin(self.margin) else {
-            throw ValidationError("Expected a number of pixels (200) or a percentage (40%) for --margin but received '\(self.margin)'.")
-        }
-        options.margin = margin
-        if let quality {
-            guard (1...100).contains(quality) else { throw ValidationError("Expected an integer from 1 to 100 for --quality but received '\(quality)'.") }
-            options.quality = quality
-        }
+        var options = try common.options()
         if size != nil && width != nil { throw ValidationError("Use either --size or --width, not both.") }
         if let width {
             guard width > 0 else { throw ValidationError("Expected a positive integer for --width but received '\(width)'.") }
             options.size = .width(width)
         }
-        var sizeRatio: Double?
+        var sizeAspect: Aspect?
         if let size {
-            let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-                throw ValidationError("Expected WIDTHxHEIGHT with positive integers for --size but received '\(size)'.")
-            }
-            options.size = .exact(width: w, height: h)
-            sizeRatio = Double(w) / Double(h)
-            // 1920x1080 has the aspect 16:9.
-            var (a, b) = (w, h)
-            while b != 0 { (a, b) = (b, a % b) }
-            options.aspect = .ratio(width: Double(w / a), height: Double(h / a))
+            let parsed = try CropArguments.size(size)
+            options.size = parsed.size
+            options.aspect = parsed.aspect
+            sizeAspect = parsed.aspect
         }
         if let text = aspect {
-            guard let parsed = Aspect(text) else {
-                throw ValidationError("Expected a ratio like 16:9, 1.91:1 or 'original' for --aspect but received '\(text)'.")
+            let parsed = try CropArguments.aspect(text)
+            if let sizeAspect, parsed != .original {
+                let unit = ImageSize(width: 1, height: 1)
+                if abs(parsed.value(for: unit) - sizeAspect.value(for: unit)) > 0.01 * sizeAspect.value(for: unit) {
+                    throw ValidationError("--size \(size!) does not have the aspect \(text) given with --aspect.")
+                }
             }
-            if let sizeRatio, case .ratio(let w, let h) = parsed, abs(w / h - sizeRatio) > 0.01 * sizeRatio {
-                throw ValidationError("--size \(size!) does not have the aspect \(text) given with --aspect.")
-            }
-            if sizeRatio == nil || parsed != .original { options.aspect = parsed }
+            if sizeAspect == nil || parsed != .original { options.aspect = parsed }
         }
         return options
     }
