@@ -81,6 +81,12 @@ public struct FaceCropper: Sendable {
         BackgroundTask { VipsImage.start() }
     }
 
+    /// libvips' untrusted loaders (ImageMagick and other formats not fuzzed for hostile input) are blocked
+    /// unless allowed here. Process-wide.
+    public static func allowUntrustedLoaders(_ allow: Bool) {
+        VipsImage.setBlockUntrusted(!allow)
+    }
+
     public static func defaultThreshold(for kind: DetectorKind) -> Double {
         switch kind {
         case .yunet: return 0.75
@@ -296,6 +302,7 @@ public struct FaceCropper: Sendable {
     /// libvips' reading errors in facecrop's words.
     static func readError(_ path: String, _ error: VipsError) -> FaceCropError {
         let m = error.message
+        if m.contains("operation is blocked") { return .blockedLoader(path) }
         if m.contains("not in a known format") || m.contains("is not a known file format") || m.contains("is not a known") {
             return .notAnImage(path)
         }

@@ -15,8 +15,12 @@ struct VipsError: Error {
     }
 }
 
-/// libvips starts once per process.
-private let vipsStarted: Bool = fc_init(CommandLine.arguments.first ?? "facecrop") == 0
+/// libvips starts once per process, with its untrusted loaders blocked (`FaceCropper.allowUntrustedLoaders`).
+private let vipsStarted: Bool = {
+    guard fc_init(CommandLine.arguments.first ?? "facecrop") == 0 else { return false }
+    fc_block_untrusted(1)
+    return true
+}()
 
 /// Output formats facecrop writes, chosen by extension.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {

@@ -39,6 +39,9 @@ struct DetectionOptions: ParsableArguments {
     @Flag(help: "Print a JSON report on standard output.")
     var json = false
 
+    @Flag(help: "Allow the loaders libvips marks untrusted (ImageMagick and other fuzz-prone formats). Blocked by default.")
+    var allowUntrustedLoaders = false
+
     func validate() throws {
         if let threshold, !(0...1).contains(threshold) {
             throw ValidationError("Expected a number between 0 and 1 for --threshold but received '\(threshold)'.")
@@ -52,9 +55,10 @@ struct DetectionOptions: ParsableArguments {
     func makeCropper() throws -> FaceCropper {
         // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()
-        defer { try? vipsStart.value() }
         let kind = detector, model = model
         let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
+        try? vipsStart.value()
+        FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
         return FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
     }
 }

@@ -95,6 +95,19 @@ struct PipelineTests {
         }
     }
 
+    /// libvips' untrusted loaders are blocked unless allowed: a PGM (ppmload is untrusted in libvips 8.14).
+    @Test func untrustedLoadersAreBlockedUnlessAllowed() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pgm = dir.appendingPathComponent("tiny.pgm").path
+        try Data("P2\n2 2\n255\n0 255 255 0\n".utf8).write(to: URL(fileURLWithPath: pgm))
+        FaceCropper.allowUntrustedLoaders(false)
+        #expect(throws: FaceCropError.blockedLoader(pgm)) { try cropper.analyze(pgm) }
+        FaceCropper.allowUntrustedLoaders(true)
+        defer { FaceCropper.allowUntrustedLoaders(false) }
+        #expect(try cropper.analyze(pgm).size == ImageSize(width: 2, height: 2))
+    }
+
     @Test func outputProblemsAreFoundBeforeAnyWork() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
