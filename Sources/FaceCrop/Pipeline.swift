@@ -278,20 +278,21 @@ public struct FaceCropper: Sendable {
         return report(analysis, crop: crop, output: out)
     }
 
-    public func report(_ analysis: Analysis, crop: CropInfo?, output: OutputInfo?) -> CropReport {
+    public func report(_ analysis: Analysis, crop: CropInfo?, output: OutputInfo?, quality: [CaptureQuality]? = nil) -> CropReport {
         let size = analysis.size
-        let faces = analysis.faces.map { f in
+        let faces = analysis.faces.enumerated().map { i, f in
             FaceReport(
                 boundingBox: f.boundingBox.rounded(6), rect: f.boundingBox(in: size).rounded(2), confidence: f.confidence.rounded(4),
                 landmarks: f.landmarks.map { FaceLandmarks($0.allPoints.map { $0.rounded(6) }) },
-                landmarkPoints: f.landmarks.map { FaceLandmarks($0.points(in: size).map { $0.rounded(2) }) })
+                landmarkPoints: f.landmarks.map { FaceLandmarks($0.points(in: size).map { $0.rounded(2) }) },
+                quality: quality?[i])
         }
         var timings = analysis.timings
         for k in [\Timings.load, \.detect, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
         return CropReport(
             input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
             analysis: AnalysisInfo(width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold),
-            faces: faces, crop: crop, output: output, timings: timings)
+            faces: faces, crop: crop, output: output, quality: quality.flatMap(ImageQuality.init), timings: timings)
     }
 
     public static func ms(_ a: ContinuousClock.Instant, _ b: ContinuousClock.Instant) -> Double {

@@ -8,6 +8,8 @@ public struct CropReport: Codable, Sendable {
     public var faces: [FaceReport]
     public var crop: CropInfo?
     public var output: OutputInfo?
+    /// Mean, min and max capture quality over the faces (with `detect --quality`).
+    public var quality: ImageQuality?
     public var timings: Timings
 }
 
@@ -40,6 +42,8 @@ public struct FaceReport: Codable, Sendable {
     public var landmarks: FaceLandmarks?
     /// The same points in pixels, origin top-left.
     public var landmarkPoints: FaceLandmarks?
+    /// Capture quality with its breakdown (with `detect --quality`).
+    public var quality: CaptureQuality?
 }
 
 public struct CropInfo: Codable, Sendable {

@@ -9,14 +9,26 @@ struct Detect: ParsableCommand {
     @Argument(help: "Input image.")
     var input: String
 
+    @Flag(help: "Also measure each face's capture quality, 0...1, with its breakdown.")
+    var quality = false
+
+    @Flag(help: "Print the quality breakdown of each face (implies --quality).")
+    var explain = false
+
     @OptionGroup var detection: DetectionOptions
 
     func run() throws {
         let cropper = try detection.makeCropper()
         let start = ContinuousClock.now
         var analysis = try reportingErrors { () throws(FaceCropError) in try cropper.analyze(input) }
+        var scores: [CaptureQuality]?
+        if quality || explain {
+            let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
+            let analyzed = analysis
+            scores = try reportingErrors { () throws(FaceCropError) in try analyzer.assess(analyzed) }
+        }
         analysis.timings.total = FaceCropper.ms(start, .now)
-        let report = cropper.report(analysis, crop: nil, output: nil)
+        let report = cropper.report(analysis, crop: nil, output: nil, quality: scores)
         if detection.json {
             try printJSON(report)
             return
@@ -25,6 +37,16 @@ struct Detect: ParsableCommand {
         for (i, f) in report.faces.enumerated() {
             let r = f.rect
             print("  #\(i + 1)  confidence \(f.confidence)  x \(r.x)  y \(r.y)  width \(r.width)  height \(r.height)")
+            guard let q = f.quality else { continue }
+            print("      quality \(fmt(q.score))")
+            if explain {
+                for (name, value) in q.components.sorted(by: { $0.key < $1.key }) { print("        \(name) \(fmt(value))") }
+                let m = q.measurements
+                print("        (blur \(fmt(m.blur)), noise \(fmt(m.noise)), brightness \(fmt(m.brightness)), contrast \(fmt(m.contrast)), roll \(m.roll.map(fmt) ?? "-")°)")
+            }
         }
+        if let q = report.quality { print("  quality: mean \(fmt(q.mean)), min \(fmt(q.min)), max \(fmt(q.max))") }
     }
 }
+
+private func fmt(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }

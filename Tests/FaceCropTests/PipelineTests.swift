@@ -119,6 +119,45 @@ struct PipelineTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
+    /// Capture quality falls as the portrait degrades (a few fixed levels per family; the full sweep with
+    /// Spearman's rho is scripts/quality-validation.py).
+    @Test(arguments: [
+        ("gaussblur", ["0.01", "3", "8"]), ("jpeg", ["95", "20", "3"]), ("linear", ["1", "0.5", "0.2"]), ("rotate", ["0.01", "30", "50"]),
+    ])
+    func qualityFallsAsThePortraitDegrades(_ operation: String, _ levels: [String]) throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let analyzer = try QualityAnalyzer()
+        var scores = [Double]()
+        for (i, level) in levels.enumerated() {
+            let out = dir.appendingPathComponent("d\(i).jpg").path
+            let source = Fixtures.path("Golden/exif-1/input.jpg")
+            let args: [String] =
+                switch operation {
+                case "jpeg": ["copy", source, "\(out)[Q=\(level)]"]
+                case "linear": ["linear", source, dir.appendingPathComponent("d\(i).v").path, level, "0", "--uchar"]
+                default: [operation, source, out, level]
+                }
+            let vips = Process()
+            vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+            vips.arguments = args
+            try vips.run()
+            vips.waitUntilExit()
+            #expect(vips.terminationStatus == 0, "\(args)")
+            let path = operation == "linear" ? dir.appendingPathComponent("d\(i).v").path : out
+            if operation == "linear" {
+                let copy = Process()
+                copy.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+                copy.arguments = ["copy", path, out]
+                try copy.run()
+                copy.waitUntilExit()
+            }
+            let analysis = try cropper.analyze(out)
+            scores.append(try analyzer.assess(analysis).map(\.score).max() ?? 0)
+        }
+        #expect(scores == scores.sorted(by: >) && Set(scores).count == scores.count, "\(operation): \(scores)")
+    }
+
     /// Root may write anywhere `access()` can see, but not into sysfs: the temporary file fails first.
     @Test func anUnwritableFolderIsReportedAsSuch() throws {
         let out = "/sys/facecrop-test-\(getpid()).jpg"

@@ -34,6 +34,30 @@ void cfd_free(CFDDetector *detector);
 int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
                CFDFace *faces, int capacity, int *count, char *error, size_t error_size);
 
+/// Measurements of one face for capture quality, on an upright RGB crop around it (square, face centred).
+typedef struct {
+    float blur;          // Crete-Roffet re-blur metric: ~0.25 sharp ... 1 flat
+    float noise;         // Immerkaer noise estimate, in grey levels (0...255)
+    float mean;          // mean luminance, 0...1
+    float contrast;      // luminance standard deviation, 0...1
+    float clipped;       // share of pixels below 2 % or above 98 % luminance
+    float imbalance;     // |mean of left half - mean of right half|, 0...1
+    float expression[7]; // angry, disgust, fear, happy, sad, surprise, neutral (all -1 without a model)
+} CFDFaceMetrics;
+
+typedef struct CFDExpression CFDExpression;
+/// The FER2013 mini-XCEPTION expression model; model_path NULL or "" uses the built-in copy.
+CFDExpression *cfd_expression_create(const char *model_path, char *error, size_t error_size);
+void cfd_expression_free(CFDExpression *model);
+
+/// Measures a face crop (packed 8-bit RGB). expression may be NULL. Not thread-safe per model.
+int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
+                     char *error, size_t error_size);
+
+/// JPEG blocking on packed 8-bit RGB whose (0, 0) sits on the JPEG 8x8 grid: the mean luminance step across
+/// block boundaries over the mean step inside blocks (about 1 without blocking). Returns 0 or -1.
+int cfd_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char *error, size_t error_size);
+
 /// Size in bytes of the YuNet model built into the library.
 size_t cfd_builtin_model_size(void);
 

@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc  // log, exp, atan2 (libm); Foundation would add ICU to every process start
+#endif
+
+/// What is measured on one face for its capture quality.
+public struct QualityMeasurements: Hashable, Sendable, Codable {
+    /// Crete-Roffet re-blur metric on the face: about 0.25 sharp, growing towards 1 as it blurs.
+    public var blur: Double
+    /// Noise estimate in grey levels (0...255).
+    public var noise: Double
+    /// Luminance of the face: mean and standard deviation (0...1), share of clipped pixels, and the
+    /// difference between its left and right halves.
+    public var brightness: Double
+    public var contrast: Double
+    public var clipped: Double
+    public var imbalance: Double
+    /// Face height in pixels of the original image.
+    public var faceHeight: Double
+    /// Head pose from the 5 landmarks: roll in degrees; yaw as the nose's sideways offset from the eyes'
+    /// midpoint over the eye distance; pitch as the nose's height between the eye and mouth lines (0.5 level).
+    public var roll: Double?
+    public var yaw: Double?
+    public var pitch: Double?
+    /// Expression probabilities: angry, disgust, fear, happy, sad, surprise, neutral.
+    public var expression: [Double]?
+    /// Share of the face box inside the image (a face cut by the border scores lower).
+    public var inside: Double
+    /// JPEG blocking on the face at full resolution: boundary over inner luminance steps (about 1: none).
+    public var blockiness: Double = 1
+    /// The detector's confidence in the face.
+    public var confidence: Double = 1
+
+    public init(
+        blur: Double, noise: Double, brightness: Double, contrast: Double, clipped: Double, imbalance: Double,
+        faceHeight: Double, roll: Double? = nil, yaw: Double? = nil, pitch: Double? = nil, expression: [Double]? = nil,
+        inside: Double
+    ) {
+        self.blur = blur
+        self.noise = noise
+        self.brightness = brightness
+        self.contrast = contrast
+        self.clipped = clipped
+        self.imbalance = imbalance
+        self.faceHeight = faceHeight
+        self.roll = roll
+        self.yaw = yaw
+        self.pitch = pitch
+        self.expression = expression
+        self.inside = inside
+    }
+}
+
+/// A face's capture quality, 0...1 (higher is better), with the component scores it came from.
+public struct CaptureQuality: Hashable, Sendable, Codable {
+    public var score: Double
+    /// Each component, 0...1: sharpness, noise, exposure, size, pose, expression, border, compression,
+    /// confidence.
+    public var components: [String: Double]
+    public var measurements: QualityMeasurements
+}
+
+/// Capture quality: every constant and weight in one table of defaults.
+public struct QualityModel: Hashable, Sendable {
+    /// Relative weight of each component in the (weighted geometric) mean.
+    public var weights: [String: Double] = [
+        "sharpness": 3, "noise": 1.5, "exposure": 2, "size": 1, "pose": 1.5, "expression": 1, "border": 2,
+        "compression": 2, "confidence": 1.5,
+    ]
+    /// blur → sharpness: 1 at or below `sharpBlur`, 0 at or above `blurredBlur`.
+    public var sharpBlur = 0.30
+    public var blurredBlur = 0.85
+    /// noise (grey levels) → 1 at or below `cleanNoise`, 0 at or above `noisyNoise`.
+    public var cleanNoise = 3.0
+    public var noisyNoise = 15.0
+    /// Brightness within `brightnessTolerance` of 0.5 is fine, 0 at `brightnessTolerance + brightnessFalloff` away.
+    public var brightnessTolerance = 0.12
+    public var brightnessFalloff = 0.30
+    /// Contrast (luminance sd) at or above this is fine; below it the score falls linearly to 0.
+    public var goodContrast = 0.12
+    /// Clipped share at which exposure reaches 0.
+    public var maxClipped = 0.30
+    /// Left/right imbalance tolerated, and the falloff after it.
+    public var imbalanceTolerance = 0.10
+    public var imbalanceFalloff = 0.30
+    /// Face height (pixels) → size: 0 at or below `tinyFace`, 1 at or above `goodFace`.
+    public var tinyFace = 24.0
+    public var goodFace = 96.0
+    /// Pose limits at which each factor reaches 0: roll in degrees, yaw and pitch offsets as measured.
+    public var maxRoll = 45.0
+    public var maxYaw = 0.6
+    public var levelPitch = 0.57  // frontal faces measure 0.54...0.61 with YuNet's landmarks
+    public var maxPitchOffset = 0.45
+    /// Blockiness → compression: 1 at or below `cleanBlocking`, 0 at or above `heavyBlocking`.
+    public var cleanBlocking = 1.15
+    public var heavyBlocking = 5.0
+    /// Detector confidence → 1 at or above `sureFace`, 0 at or below `unsureFace` (blur, rotation, occlusion).
+    public var sureFace = 0.93
+    public var unsureFace = 0.70
+    /// Share of the face box inside the image at which border reaches 0 (1 when wholly inside).
+    public var minInside = 0.5
+    /// Floor for components in the geometric mean (so one zero does not hide every other difference).
+    public var floor = 0.02
+
+    public init() {}
+    public static let defaults = QualityModel()
+
+    public func score(_ m: QualityMeasurements) -> CaptureQuality {
+        var c: [String: Double] = [:]
+        c["sharpness"] = ramp(m.blur, zeroAt: blurredBlur, oneAt: sharpBlur)
+        c["noise"] = ramp(m.noise, zeroAt: noisyNoise, oneAt: cleanNoise)
+        let brightness = ramp(abs(m.brightness - 0.5), zeroAt: brightnessTolerance + brightnessFalloff, oneAt: brightnessTolerance)
+        let contrast = ramp(m.contrast, zeroAt: 0, oneAt: goodContrast)
+        let clipping = ramp(m.clipped, zeroAt: maxClipped, oneAt: 0)
+        let balance = ramp(m.imbalance, zeroAt: imbalanceTolerance + imbalanceFalloff, oneAt: imbalanceTolerance)
+        c["exposure"] = brightness * contrast * clipping * balance
+        c["size"] = ramp(m.faceHeight, zeroAt: tinyFace, oneAt: goodFace)
+        if let roll = m.roll, let yaw = m.yaw, let pitch = m.pitch {
+            c["pose"] = ramp(abs(roll), zeroAt: maxRoll, oneAt: 0) * ramp(abs(yaw), zeroAt: maxYaw, oneAt: 0)
+                * ramp(abs(pitch - levelPitch), zeroAt: maxPitchOffset, oneAt: 0)
+        }
+        if let e = m.expression, e.count == 7 {
+            c["expression"] = max(0, 1 - (e[0] + e[1] + e[2] + e[4]))  // angry, disgust, fear, sad
+        }
+        c["border"] = ramp(m.inside, zeroAt: minInside, oneAt: 1)
+        c["compression"] = ramp(m.blockiness, zeroAt: heavyBlocking, oneAt: cleanBlocking)
+        c["confidence"] = ramp(m.confidence, zeroAt: unsureFace, oneAt: sureFace)
+        // Weighted geometric mean over the components measured: a blurred face is not rescued by good light.
+        var logSum = 0.0, weightSum = 0.0
+        for (name, value) in c {
+            let w = weights[name] ?? 0
+            logSum += w * log(max(value, floor))
+            weightSum += w
+        }
+        let score = weightSum > 0 ? exp(logSum / weightSum) : 0
+        return CaptureQuality(score: score, components: c, measurements: m)
+    }
+
+    /// Linear from 0 at `zeroAt` to 1 at `oneAt` (either order), clamped.
+    func ramp(_ x: Double, zeroAt: Double, oneAt: Double) -> Double {
+        guard zeroAt != oneAt else { return x == oneAt ? 1 : 0 }
+        return min(1, max(0, (x - zeroAt) / (oneAt - zeroAt)))
+    }
+
+    /// Roll (degrees), yaw and pitch from YuNet's 5 points in pixels of the upright image
+    /// (right eye = the one on the image's left, left eye, nose, right and left mouth corners).
+    public static func pose(_ p: [Point]) -> (roll: Double, yaw: Double, pitch: Double)? {
+        guard p.count == 5 else { return nil }
+        let (re, le, nose, rm, lm) = (p[0], p[1], p[2], p[3], p[4])
+        let dx = le.x - re.x, dy = le.y - re.y
+        let eyeDistance = (dx * dx + dy * dy).squareRoot()
+        guard eyeDistance > 0 else { return nil }
+        let eyeRoll = atan2(dy, dx) * 180 / .pi
+        // Express the nose and mouth in a frame where the eye line is horizontal, eyes' midpoint at 0.
+        let (c, s) = (dx / eyeDistance, dy / eyeDistance)
+        let mid = Point(x: (re.x + le.x) / 2, y: (re.y + le.y) / 2)
+        func local(_ q: Point) -> Point {
+            let x = q.x - mid.x, y = q.y - mid.y
+            return Point(x: x * c + y * s, y: -x * s + y * c)
+        }
+        let n = local(nose)
+        // YuNet's eye line understates rotations past about 30 degrees; the eyes-to-mouth axis holds up
+        // longer. Take whichever turns more.
+        let mouthMid = Point(x: (rm.x + lm.x) / 2, y: (rm.y + lm.y) / 2)
+        let axisRoll = atan2(-(mouthMid.x - mid.x), mouthMid.y - mid.y) * 180 / .pi
+        let roll = abs(axisRoll) > abs(eyeRoll) ? axisRoll : eyeRoll
+        let mouth = local(mouthMid)
+        let yaw = n.x / eyeDistance
+        let pitch = mouth.y > 0 ? n.y / mouth.y : 0.5
+        return (roll, yaw, pitch)
+    }
+}

@@ -1,0 +1,82 @@
+import FaceCropCore
+import Foundation
+import Testing
+
+struct QualityTests {
+    static let good = QualityMeasurements(
+        blur: 0.28, noise: 2, brightness: 0.5, contrast: 0.2, clipped: 0, imbalance: 0.02, faceHeight: 200,
+        roll: 0, yaw: 0, pitch: 0.57, expression: [0, 0, 0, 0.2, 0, 0, 0.8], inside: 1)
+
+    @Test func aGoodFaceScoresNearOne() {
+        let q = QualityModel.defaults.score(Self.good)
+        #expect(q.score > 0.99)
+        #expect(Set(q.components.keys) == ["sharpness", "noise", "exposure", "size", "pose", "expression", "border", "compression", "confidence"])
+        #expect(q.components.values.allSatisfy { (0...1).contains($0) })
+    }
+
+    /// One row per component: making that measurement worse lowers both the component and the score.
+    @Test(arguments: [
+        ("sharpness", "blur", 0.6), ("noise", "noise", 12), ("exposure", "brightness", 0.15), ("exposure", "contrast", 0.03),
+        ("exposure", "clipped", 0.2), ("exposure", "imbalance", 0.3), ("size", "faceHeight", 40), ("border", "inside", 0.7),
+        ("compression", "blockiness", 3), ("confidence", "confidence", 0.8), ("pose", "roll", 25), ("pose", "yaw", 0.3),
+    ])
+    func worseMeasurementLowersItsComponent(_ component: String, _ field: String, _ value: Double) {
+        var m = Self.good
+        switch field {
+        case "blur": m.blur = value
+        case "noise": m.noise = value
+        case "brightness": m.brightness = value
+        case "contrast": m.contrast = value
+        case "clipped": m.clipped = value
+        case "imbalance": m.imbalance = value
+        case "faceHeight": m.faceHeight = value
+        case "inside": m.inside = value
+        case "blockiness": m.blockiness = value
+        case "confidence": m.confidence = value
+        case "roll": m.roll = value
+        case "yaw": m.yaw = value
+        default: Issue.record("unknown field \(field)")
+        }
+        let base = QualityModel.defaults.score(Self.good), worse = QualityModel.defaults.score(m)
+        #expect(worse.components[component]! < base.components[component]!)
+        #expect(worse.score < base.score)
+    }
+
+    @Test func negativeExpressionsScoreLower() {
+        var m = Self.good
+        m.expression = [0.6, 0, 0, 0, 0.3, 0, 0.1]
+        #expect(QualityModel.defaults.score(m).components["expression"]! < 0.2)
+    }
+
+    @Test func unmeasuredComponentsAreLeftOut() {
+        var m = Self.good
+        (m.roll, m.yaw, m.pitch, m.expression) = (nil, nil, nil, nil)
+        let q = QualityModel.defaults.score(m)
+        #expect(q.components["pose"] == nil && q.components["expression"] == nil)
+        #expect(q.score > 0.99)
+    }
+
+    /// The score is a weighted geometric mean: one very bad component pulls it far down.
+    @Test func oneBadComponentDominates() {
+        var m = Self.good
+        m.blur = 0.95
+        #expect(QualityModel.defaults.score(m).score < 0.5)
+    }
+
+    /// Pose from the 5 points (pixels, y down): a frontal face, then the same face turned 30 degrees clockwise.
+    @Test func poseFromLandmarks() throws {
+        let frontal = [Point(x: 40, y: 50), Point(x: 80, y: 50), Point(x: 60, y: 70), Point(x: 45, y: 85), Point(x: 75, y: 85)]
+        let p = try #require(QualityModel.pose(frontal))
+        #expect(abs(p.roll) < 1e-9 && abs(p.yaw) < 1e-9)
+        #expect(abs(p.pitch - 20.0 / 35) < 1e-9)
+        let a = 30.0 * Double.pi / 180
+        let turned = frontal.map { q in
+            Point(x: 60 + (q.x - 60) * cos(a) - (q.y - 65) * sin(a), y: 65 + (q.x - 60) * sin(a) + (q.y - 65) * cos(a))
+        }
+        let t = try #require(QualityModel.pose(turned))
+        #expect(abs(t.roll - 30) < 1e-6)
+        #expect(abs(t.yaw) < 1e-9 && abs(t.pitch - p.pitch) < 1e-9)
+        let profile = [Point(x: 40, y: 50), Point(x: 80, y: 50), Point(x: 78, y: 70), Point(x: 65, y: 85), Point(x: 85, y: 85)]
+        #expect(try #require(QualityModel.pose(profile)).yaw > 0.4)
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Checks that capture quality falls as a photo degrades.
+
+For each public-domain portrait and each degradation family, makes six increasingly degraded copies with
+the `vips` command, scores them with `facecrop detect --quality --json` (image score: the best face; 0
+when no face is found), and reports Spearman's rho between degradation level and score (target: rho <= -0.9
+for every family, averaged over the portraits).
+
+Usage: scripts/quality-validation.py [--bin PATH] [--images DIR] [--json]
+"""
+import argparse, json, os, subprocess, sys, tempfile
+
+FAMILIES = {
+    "gaussian blur": [0, 1, 2, 3, 5, 8],          # sigma, pixels
+    "motion blur": [1, 5, 9, 15, 23, 35],         # line length, pixels
+    "under-exposure": [1.0, 0.75, 0.55, 0.4, 0.28, 0.18],
+    "over-exposure": [1.0, 1.3, 1.6, 2.0, 2.5, 3.2],
+    "noise": [0, 6, 12, 20, 32, 48],              # sigma, grey levels
+    "jpeg compression": [95, 40, 20, 10, 5, 2],   # quality
+    "downscaling": [1.0, 0.5, 0.3, 0.2, 0.13, 0.08],
+    "in-plane rotation": [0, 10, 20, 30, 40, 55], # degrees
+    "border crop": [0, 0.15, 0.3, 0.45, 0.6, 0.75],  # share of the face cut off at the left edge
+}
+
+
+def vips(*args):
+    subprocess.run(["vips", *map(str, args)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def degrade(src, family, level, out, face, work):
+    if family == "gaussian blur":
+        vips("copy", src, out) if level == 0 else vips("gaussblur", src, out, level)
+    elif family == "motion blur":
+        mask = os.path.join(work, f"line{level}.mat")
+        with open(mask, "w") as m:
+            m.write(f"{level} 1 {level} 0\n" + " ".join(["1"] * level) + "\n")
+        vips("conv", src, out, mask, "--precision", "float") if level > 1 else vips("copy", src, out)
+    elif family in ("under-exposure", "over-exposure"):
+        tmp = os.path.join(work, "lin.v")
+        vips("linear", src, tmp, level, 0)
+        vips("cast", tmp, out, "uchar")
+    elif family == "noise":
+        if level == 0:
+            vips("copy", src, out)
+        else:
+            w, h, bands = header(src)
+            noise, summed = os.path.join(work, "noise.v"), os.path.join(work, "sum.v")
+            vips("gaussnoise", noise, w, h, "--sigma", level, "--mean", 0)
+            vips("add", src, noise, summed)
+            vips("cast", summed, out, "uchar")
+    elif family == "jpeg compression":
+        vips("copy", src, f"{out}[Q={level}]")
+    elif family == "downscaling":
+        vips("resize", src, out, level) if level < 1 else vips("copy", src, out)
+    elif family == "in-plane rotation":
+        vips("rotate", src, out, level) if level else vips("copy", src, out)
+    elif family == "border crop":
+        x, y, fw, fh = face
+        w, h, _ = header(src)
+        left = int(x + level * fw)
+        vips("extract_area", src, out, left, 0, w - left, h) if left > 0 else vips("copy", src, out)
+
+
+def header(path):
+    out = subprocess.run(["vipsheader", "-a", path], capture_output=True, text=True, check=True).stdout
+    fields = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    return int(fields["width"]), int(fields["height"]), int(fields["bands"])
+
+
+def score(binary, path):
+    r = subprocess.run([binary, "detect", "--quality", "--json", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"facecrop failed on {path}: {r.stderr.strip()}")
+    faces = json.loads(r.stdout)["faces"]
+    return max((f["quality"]["score"] for f in faces), default=0.0)
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    r = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+
+def spearman(xs, ys):
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    vy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (vx * vy) if vx and vy else 0.0
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bin", default=os.path.join(root, ".build/release/facecrop"))
+    p.add_argument("--images", default=os.path.join(root, "Golden"))
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args()
+    # The portraits: one face each, public domain (see Golden/SOURCES.md).
+    portraits = [os.path.join(a.images, c, "input.jpg") for c in ("portrait-16x9", "exif-1", "haar-portrait")]
+    portraits += [os.path.join(root, "Samples", "portrait.png")]
+    portraits = [x for x in portraits if os.path.exists(x)]
+    results = {}
+    with tempfile.TemporaryDirectory() as work:
+        for src in portraits:
+            r = subprocess.run([a.bin, "detect", "--json", src], capture_output=True, text=True, check=True)
+            face = json.loads(r.stdout)["faces"][0]["rect"]
+            box = (face["x"], face["y"], face["width"], face["height"])
+            for family, levels in FAMILIES.items():
+                scores = []
+                for i, level in enumerate(levels):
+                    out = os.path.join(work, f"d{i}.png" if family != "jpeg compression" else f"d{i}.jpg")
+                    degrade(src, family, level, out, box, work)
+                    scores.append(score(a.bin, out))
+                results.setdefault(family, []).append((os.path.basename(os.path.dirname(src)) or src, scores, spearman(list(range(len(levels))), scores)))
+    summary = {f: sum(r[2] for r in rows) / len(rows) for f, rows in results.items()}
+    if a.json:
+        print(json.dumps({"families": {f: {"rho": summary[f], "scores": {n: s for n, s, _ in rows}} for f, rows in results.items()}}, indent=2))
+        return
+    print(f"capture quality under degradation: {len(portraits)} portraits x 6 levels, Spearman rho (target <= -0.9)")
+    for family, rows in results.items():
+        levels = ", ".join(f"{x:.2f}" for x in [sum(r[1][i] for r in rows) / len(rows) for i in range(6)])
+        mark = "ok" if summary[family] <= -0.9 else "MISSED"
+        print(f"  {family:18s} rho {summary[family]:6.3f} {mark:6s}  mean score by level: {levels}")
+    sys.exit(0 if all(v <= -0.9 for v in summary.values()) else 1)
+
+
+if __name__ == "__main__":
+    main()
