@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Blocking work on a thread of its own, joined with `value()`. Used to put libvips' and OpenCV's blocking
 /// C calls on both cores at once; Swift's cooperative pool is the wrong place for blocking calls.
@@ -39,4 +40,22 @@ private func startThread(_ work: @escaping () -> Void) -> pthread_t? {
     if started { return thread }
     Unmanaged<Job>.fromOpaque(job).takeRetainedValue().run()
     return nil
+}
+
+/// Calls `body` for every index in 0..<count on `jobs` threads, each taking the next index in turn. `body`
+/// returns false to start no further indices (those under way finish). Returns when all have finished.
+public func concurrentForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Bool) {
+    let next = Mutex((index: 0, stop: false))
+    let workers = (0..<max(1, min(jobs, count))).map { _ in
+        BackgroundTask {
+            while let index = next.withLock({ s -> Int? in
+                guard !s.stop, s.index < count else { return nil }
+                defer { s.index += 1 }
+                return s.index
+            }) {
+                if !body(index) { next.withLock { $0.stop = true } }
+            }
+        }
+    }
+    for worker in workers { try? worker.value() }
 }

@@ -210,32 +210,16 @@ public struct BatchRunner: Sendable {
     /// Processes every input on `jobs` threads; `report` is called (serially) as each finishes. Records come
     /// back in input order. With `failFast`, no new input starts after a failure.
     public func run(_ inputs: [BatchInput], jobs: Int, failFast: Bool, report: @escaping @Sendable (BatchRecord) -> Void) -> [BatchRecord] {
-        struct State {
-            var next = 0
-            var stop = false
-            var records: [BatchRecord?]
-        }
-        let state = Mutex(State(records: Array(repeating: nil, count: inputs.count)))
-        let workers = (0..<max(1, min(jobs, inputs.count))).map { _ in
-            BackgroundTask {
-                while true {
-                    let index: Int? = state.withLock { s in
-                        guard !s.stop, s.next < inputs.count else { return nil }
-                        defer { s.next += 1 }
-                        return s.next
-                    }
-                    guard let index else { return }
-                    let record = process(inputs[index])
-                    state.withLock { s in
-                        s.records[index] = record
-                        if failFast && record.status == .failed { s.stop = true }
-                        report(record)
-                    }
-                }
+        let records = Mutex([BatchRecord?](repeating: nil, count: inputs.count))
+        concurrentForEach(inputs.count, jobs: jobs) { index in
+            let record = process(inputs[index])
+            records.withLock { r in
+                r[index] = record
+                report(record)
             }
+            return !(failFast && record.status == .failed)
         }
-        for worker in workers { try? worker.value() }
-        return state.withLock { $0.records.compactMap { $0 } }
+        return records.withLock { $0.compactMap { $0 } }
     }
 
     /// One input: skip it when its manifest is current, else analyse it once and write every output.

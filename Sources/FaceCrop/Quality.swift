@@ -9,9 +9,11 @@ public struct ImageQuality: Codable, Sendable, Hashable {
     public var mean: Double
     public var min: Double
     public var max: Double
+    public var faces: Int
 
     public init?(_ faces: [CaptureQuality]) {
         guard !faces.isEmpty else { return nil }
+        self.faces = faces.count
         let scores = faces.map(\.score)
         mean = scores.reduce(0, +) / Double(scores.count)
         min = scores.min()!

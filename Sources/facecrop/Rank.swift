@@ -1,0 +1,124 @@
+import ArgumentParser
+import FaceCrop
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+struct Rank: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rank images by the capture quality of their faces, best first.",
+        discussion: """
+            The score of an image is the mean capture quality over its faces. Images without a face are listed \
+            apart. Exit status: 0, 3 when some images could not be read, 64 bad arguments.
+            """
+    )
+
+    @Argument(help: "Image files and folders.")
+    var input: [String] = []
+
+    @Flag(help: "Look for images in sub-folders too.")
+    var recursive = false
+
+    @Option(help: "With --copy-to: how many of the best images to copy.")
+    var top: Int?
+
+    @Option(help: "Copy the best images here, named by rank (01-name.jpg, 02-...).")
+    var copyTo: String?
+
+    @Option(help: "Images analysed at once (default: the number of cores).")
+    var jobs = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+
+    @OptionGroup var detection: DetectionOptions
+
+    struct Ranked: Codable {
+        var path: String
+        var score: Double
+        var min: Double
+        var max: Double
+        var faces: Int
+    }
+
+    struct Failed: Codable {
+        var path: String
+        var error: String
+        var exitCode: Int32
+    }
+
+    struct Result: Codable {
+        var ranked: [Ranked] = []
+        var noFace: [String] = []
+        var failed: [Failed] = []
+    }
+
+    func validate() throws {
+        if input.isEmpty { throw ValidationError("Give at least one image file or folder.") }
+        if let top, top < 1 { throw ValidationError("Expected a positive integer for --top but received '\(top)'.") }
+        if top != nil && copyTo == nil { throw ValidationError("--top needs --copy-to.") }
+        guard jobs >= 1 else { throw ValidationError("Expected a positive integer for --jobs but received '\(jobs)'.") }
+    }
+
+    func run() throws {
+        Interruption.install()
+        let cropper = try detection.makeCropper()
+        let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
+        let paths = BatchInputs.collect(input, recursive: recursive).map(\.path)
+        let outcomes = Mutex([Swift.Result<ImageQuality?, FaceCropError>?](repeating: nil, count: paths.count))
+        concurrentForEach(paths.count, jobs: jobs) { i in
+            let outcome = Swift.Result { () throws(FaceCropError) -> ImageQuality? in
+                ImageQuality(try analyzer.assess(try cropper.analyze(paths[i])))
+            }
+            outcomes.withLock { $0[i] = outcome }
+            return true
+        }
+        var result = Result()
+        var faces = [String: Int]()
+        for (path, outcome) in zip(paths, outcomes.withLock { $0 }) {
+            switch outcome {
+            case .success(let quality?)?:
+                result.ranked.append(Ranked(path: path, score: quality.mean, min: quality.min, max: quality.max, faces: quality.faces))
+                faces[path] = quality.faces
+            case .success(nil)?:
+                result.noFace.append(path)
+            case .failure(let error)?:
+                printError("Error: \(error.description)")
+                result.failed.append(Failed(path: path, error: error.description, exitCode: error.exitCode))
+            case nil:
+                break
+            }
+        }
+        result.ranked.sort { ($0.score, $1.path) > ($1.score, $0.path) }
+        if detection.json {
+            try printJSON(result)
+        } else {
+            for (i, r) in result.ranked.enumerated() {
+                print("\(i + 1). \(String(format3(r.score)))  (\(r.faces) face\(r.faces == 1 ? "" : "s"))  \(r.path)")
+            }
+            if !result.noFace.isEmpty {
+                print("No face:")
+                for path in result.noFace { print("   \(path)") }
+            }
+        }
+        if let copyTo {
+            try copyBest(result.ranked.prefix(top ?? result.ranked.count).map(\.path), to: copyTo)
+        }
+        if !result.failed.isEmpty { throw ExitCode(3) }
+    }
+
+    func copyBest(_ paths: [String], to folder: String) throws {
+        let width = String(paths.count).count < 2 ? 2 : String(paths.count).count
+        for (i, path) in paths.enumerated() {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            let rank = String(repeating: "0", count: max(0, width - String(i + 1).count)) + String(i + 1)
+            let target = "\(folder)/\(rank)-\(name)"
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try Data(contentsOf: URL(fileURLWithPath: path)).write(to: URL(fileURLWithPath: target), options: .atomic)
+            } catch {
+                printError("Error: Cannot copy '\(path)' to '\(target)': \(error).")
+                throw ExitCode(73)
+            }
+        }
+    }
+}
+
+private func format3(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
