@@ -228,13 +228,13 @@ public struct BatchRunner: Sendable {
         var written = [String]()
         do throws(FaceCropError) {
             try InputCheck.readableFile(input.path)
-            let (size, modified) = Self.sizeAndTime(input.path)
+            let (fileSize, modified) = Self.sizeAndTime(input.path)
             var sha: String?
             let folder = settings.folder(for: input)
             if !settings.force, let old = Self.readManifest(manifestPath), old.version == FaceCropper.version,
                 old.options == settings.optionsKey
             {
-                var sameBytes = old.size == size && old.modified == modified
+                var sameBytes = old.size == fileSize && old.modified == modified
                 if !sameBytes { sameBytes = try Self.sha256(input.path, into: &sha) == old.sha256 }
                 let outputs = old.outputs.map { o in BatchOutput(path: "\(folder)/\(o.path)", width: o.width, height: o.height, crop: o.crop) }
                 if sameBytes && outputs.allSatisfy({ access($0.path, F_OK) == 0 }) {
@@ -260,7 +260,7 @@ public struct BatchRunner: Sendable {
             if !settings.dryRun {
                 let manifest = Manifest(
                     version: FaceCropper.version, input: input.key, sha256: try Self.sha256(input.path, into: &sha),
-                    size: size, modified: modified, options: settings.optionsKey,
+                    size: fileSize, modified: modified, options: settings.optionsKey,
                     faces: analysis.faces.count,
                     outputs: outputs.map { o in
                         BatchOutput(path: String(o.path.dropFirst(folder.count + 1)), width: o.width, height: o.height, crop: o.crop)
