@@ -12,14 +12,7 @@ struct Batch: ParsableCommand {
             """
     )
 
-    @Argument(help: "Image files and folders.")
-    var input: [String] = []
-
-    @Option(name: .customLong("inputs"), help: "Also read input paths, one per line, from this file ('-' for standard input).")
-    var inputList: String?
-
-    @Flag(help: "Look for images in sub-folders too (their layout is mirrored under --output-dir).")
-    var recursive = false
+    @OptionGroup var inputs: InputArguments
 
     @Option(help: "Folder for the outputs.")
     var outputDir: String?
@@ -35,9 +28,6 @@ struct Batch: ParsableCommand {
 
     @Option(help: "An output of this aspect at the crop's own size, W:H (repeatable). Default, without --size: 1:1.")
     var aspect: [String] = []
-
-    @Option(help: "Images processed at once (default: the number of cores).")
-    var jobs = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     @Flag(help: "Redo every input, even those whose outputs are current.")
     var force = false
@@ -71,10 +61,8 @@ struct Batch: ParsableCommand {
     }
 
     func validate() throws {
-        if input.isEmpty && inputList == nil { throw ValidationError("Give at least one input file or folder, or --inputs.") }
         if outputDir == nil { throw ValidationError("Missing expected option '--output-dir <folder>'.") }
         if shard != nil && shardIndex == nil { throw ValidationError("Expected K/N with 1 ≤ K ≤ N for --shard but received '\(shard!)'.") }
-        guard jobs >= 1 else { throw ValidationError("Expected a positive integer for --jobs but received '\(jobs)'.") }
         _ = try settings()
     }
 
@@ -111,15 +99,7 @@ struct Batch: ParsableCommand {
     func run() throws {
         Interruption.install()
         let settings = try settings()
-        var paths = input
-        if let list = inputList {
-            guard let text = Self.read(list) else {
-                printError("Error: Cannot read the input list '\(list)': \(String(cString: strerror(errno))).")
-                throw ExitCode(66)
-            }
-            paths += text.split(separator: "\n").map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
-        }
-        let all = BatchInputs.collect(paths, recursive: recursive)
+        let all = try inputs.collect()
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
             let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"
@@ -132,7 +112,7 @@ struct Batch: ParsableCommand {
 
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let (dryRun, json) = (self.dryRun, detection.json)
-        let records = runner.run(chosen, jobs: jobs, failFast: failFast) { record in
+        let records = runner.run(chosen, jobs: inputs.jobs, failFast: failFast) { record in
             progress.clear()
             if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
             if json {
@@ -177,16 +157,6 @@ struct Batch: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    static func read(_ path: String) -> String? {
-        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { if path != "-" { close(fd) } }
-        var bytes = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while case let n = Glibc.read(fd, &buffer, buffer.count), n > 0 { bytes += buffer.prefix(n) }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

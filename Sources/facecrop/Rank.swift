@@ -13,20 +13,13 @@ struct Rank: ParsableCommand {
             """
     )
 
-    @Argument(help: "Image files and folders.")
-    var input: [String] = []
-
-    @Flag(help: "Look for images in sub-folders too.")
-    var recursive = false
+    @OptionGroup var inputs: InputArguments
 
     @Option(help: "With --copy-to: how many of the best images to copy.")
     var top: Int?
 
     @Option(help: "Copy the best images here, named by rank (01-name.jpg, 02-...).")
     var copyTo: String?
-
-    @Option(help: "Images analysed at once (default: the number of cores).")
-    var jobs = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     @OptionGroup var detection: DetectionOptions
 
@@ -51,19 +44,17 @@ struct Rank: ParsableCommand {
     }
 
     func validate() throws {
-        if input.isEmpty { throw ValidationError("Give at least one image file or folder.") }
         if let top, top < 1 { throw ValidationError("Expected a positive integer for --top but received '\(top)'.") }
         if top != nil && copyTo == nil { throw ValidationError("--top needs --copy-to.") }
-        guard jobs >= 1 else { throw ValidationError("Expected a positive integer for --jobs but received '\(jobs)'.") }
     }
 
     func run() throws {
         Interruption.install()
         let cropper = try detection.makeCropper()
         let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
-        let paths = BatchInputs.collect(input, recursive: recursive).map(\.path)
+        let paths = try inputs.collect().map(\.path)
         let outcomes = Mutex([Swift.Result<ImageQuality?, FaceCropError>?](repeating: nil, count: paths.count))
-        concurrentForEach(paths.count, jobs: jobs) { i in
+        concurrentForEach(paths.count, jobs: inputs.jobs) { i in
             let outcome = Swift.Result { () throws(FaceCropError) -> ImageQuality? in
                 ImageQuality(try analyzer.assess(try cropper.analyze(paths[i])))
             }
