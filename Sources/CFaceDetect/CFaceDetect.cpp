@@ -277,7 +277,11 @@ extern "C" int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, 
         std::vector<CFDFace> found = detector->kind == CFDDetector::yunet
                                          ? yunet_detect(*detector, bgr, score_threshold)
                                          : haar_detect(detector->cascade, bgr, score_threshold);
-        std::stable_sort(found.begin(), found.end(), [](const CFDFace &a, const CFDFace &b) { return a.score > b.score; });
+        // Best first; ties by position, so the order never depends on the sort's stability.
+        std::sort(found.begin(), found.end(), [](const CFDFace &a, const CFDFace &b) {
+            if (a.score != b.score) return a.score > b.score;
+            return a.y != b.y ? a.y < b.y : a.x < b.x;
+        });
         const int n = std::min<int>(capacity, static_cast<int>(found.size()));
         std::copy(found.begin(), found.begin() + n, faces);
         *count = n;
