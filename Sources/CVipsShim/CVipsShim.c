@@ -46,7 +46,14 @@ int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink,
     const char *loader = vips_foreign_find_load_source(source);
     if (!loader) {
         g_object_unref(source);
-        return -1;
+        return FC_NOT_AN_IMAGE;
+    }
+    VipsOperationClass *class = VIPS_OPERATION_CLASS(g_type_class_ref(g_type_from_name(loader)));
+    const int blocked = class && (class->flags & VIPS_OPERATION_BLOCKED);
+    if (class) g_type_class_unref(class);
+    if (blocked) {
+        g_object_unref(source);
+        return FC_BLOCKED;
     }
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
     VipsImage *image;

@@ -302,6 +302,11 @@ public struct FaceCropper: Sendable {
 
     /// libvips' reading errors in facecrop's words.
     static func readError(_ path: String, _ error: VipsError) -> FaceCropError {
+        switch error.kind {
+        case .notAnImage: return .notAnImage(path)
+        case .blocked: return .blockedLoader(path)
+        case .other: break
+        }
         let m = error.message
         if m.contains("operation is blocked") { return .blockedLoader(path) }
         if m.contains("not in a known format") || m.contains("is not a known file format") || m.contains("is not a known") {

@@ -4,6 +4,8 @@ import FaceCropCore
 
 /// libvips' error, with the library's own text (last line, prefixes like "VipsJpeg: " kept).
 struct VipsError: Error {
+    enum Kind { case notAnImage, blocked, other }
+    var kind = Kind.other
     let message: String
 
     /// Reads and clears libvips' (process-wide) error buffer.
@@ -67,7 +69,10 @@ final class VipsImage: @unchecked Sendable {
         let rc = body(&out)
         guard rc == 0, let image = out else {
             if let out { fc_unref(out) }
-            throw VipsError.take()
+            var error = VipsError.take()
+            if rc == FC_NOT_AN_IMAGE { error.kind = .notAnImage }
+            if rc == FC_BLOCKED { error.kind = .blocked }
+            throw error
         }
         return VipsImage(image)
     }

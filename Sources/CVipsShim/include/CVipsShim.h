@@ -14,6 +14,8 @@ extern "C" {
 
 typedef struct _VipsImage FCImage;
 
+enum { FC_NOT_AN_IMAGE = -2, FC_BLOCKED = -3 };
+
 /// Starts libvips once (safe to call repeatedly). Returns 0 on success.
 int fc_init(const char *argv0);
 /// Blocks (or allows) the loaders libvips marks untrusted, e.g. ImageMagick.
@@ -26,6 +28,9 @@ void fc_unref(FCImage *image);
 /// Opens a file through a VipsSource, so a name ending in "[...]" is a name, never load options.
 /// shrink > 1 asks the JPEG loader for shrink-on-load (ignored by other formats). The header is read now,
 /// pixels when needed. sequential != 0 asks for sequential access.
+/// Returns 0, FC_NOT_AN_IMAGE when no loader knows the file, FC_BLOCKED when its loader is blocked, or -1.
+/// (These two do not depend on libvips' error buffer, which is process-wide and can be cleared by another
+/// thread before it is read.)
 int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out);
 /// vips_thumbnail into a box of width x height (enlarging smaller images), honouring EXIF orientation.
 int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out);
