@@ -39,13 +39,9 @@ public final class FaceDetector: Sendable {
             case .yunet: cfd_yunet_create(modelPath, &error, error.count)
             case .haar: cfd_haar_create(modelPath ?? Self.defaultHaarCascade, &error, error.count)
             }
-        guard let pointer else { throw .detector(Self.text(error)) }
+        guard let pointer else { throw .detector(cString(error)) }
         self.kind = kind
         self.handle = Mutex(Handle(pointer: pointer))
-    }
-
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func detect(rgb: UnsafePointer<UInt8>, width: Int, height: Int, threshold: Double) throws(FaceCropError) -> [DetectedFace] {
@@ -55,7 +51,7 @@ public final class FaceDetector: Sendable {
         let rc = handle.withLock { h in
             cfd_detect(h.pointer, rgb, Int32(width), Int32(height), Float(threshold), &faces, Int32(faces.count), &count, &error, error.count)
         }
-        guard rc == 0 else { throw .detector(Self.text(error)) }
+        guard rc == 0 else { throw .detector(cString(error)) }
         return faces.prefix(Int(count)).map { f in
             let points: [Point]? =
                 f.has_landmarks == 0
@@ -69,4 +65,9 @@ public final class FaceDetector: Sendable {
                 score: Double(f.score), landmarks: points)
         }
     }
+}
+
+/// The NUL-terminated message a C shim wrote into `buffer`.
+func cString(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -38,7 +38,7 @@ public final class QualityAnalyzer: Sendable {
     public init(model: QualityModel = .defaults, expressionModelPath: String? = nil) throws(FaceCropError) {
         var error = [CChar](repeating: 0, count: 512)
         guard let pointer = cfd_expression_create(expressionModelPath, &error, error.count) else {
-            throw .detector(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw .detector(cString(error))
         }
         self.model = model
         self.expression = Mutex(Handle(pointer: pointer))
@@ -110,7 +110,7 @@ public final class QualityAnalyzer: Sendable {
             let rc = try face.withRGB8 { rgb, width, height in
                 expression.withLock { e in cfd_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, &error, error.count) }
             }
-            guard rc == 0 else { throw FaceCropError.imageProcessing(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+            guard rc == 0 else { throw FaceCropError.imageProcessing(cString(error)) }
         } catch let error as FaceCropError {
             throw error
         } catch let error as VipsError {
