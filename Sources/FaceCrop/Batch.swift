@@ -334,12 +334,8 @@ public struct BatchRunner: Sendable {
     }
 
     static func readManifest(_ path: String) -> Manifest? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while case let n = fread(&buffer, 1, buffer.count, file), n > 0 { bytes += buffer.prefix(n) }
-        return try? JSONDecoder().decode(Manifest.self, from: Data(bytes))
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return nil }
+        return try? JSONDecoder().decode(Manifest.self, from: data)
     }
 
     static func writeManifest(_ manifest: Manifest, to path: String) throws(FaceCropError) {
@@ -348,11 +344,7 @@ public struct BatchRunner: Sendable {
         guard let data = try? encoder.encode(manifest) else { throw .imageProcessing("cannot encode the manifest") }
         try makeDirectories(OutputCheck.directory(of: path))
         do {
-            try AtomicFile.write(to: path) { tmp in
-                guard let file = fopen(tmp, "wb") else { throw FaceCropError.writeFailed(path, detail: errorText(errno)) }
-                let ok = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) } == data.count
-                if fclose(file) != 0 || !ok { throw FaceCropError.writeFailed(path, detail: errorText(errno)) }
-            }
+            try AtomicFile.write(to: path) { tmp in try data.write(to: URL(fileURLWithPath: tmp)) }
         } catch let error as FaceCropError {
             throw error
         } catch {
