@@ -309,7 +309,7 @@ public struct FaceCropper: Sendable {
         }
         let m = error.message
         if m.contains("operation is blocked") { return .blockedLoader(path) }
-        if m.contains("not in a known format") || m.contains("is not a known file format") || m.contains("is not a known") {
+        if m.contains("not in a known format") || m.contains("is not a known") {
             return .notAnImage(path)
         }
         var detail = m
