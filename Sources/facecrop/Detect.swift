@@ -38,15 +38,13 @@ struct Detect: ParsableCommand {
             let r = f.rect
             print("  #\(i + 1)  confidence \(f.confidence)  x \(r.x)  y \(r.y)  width \(r.width)  height \(r.height)")
             guard let q = f.quality else { continue }
-            print("      quality \(fmt(q.score))")
+            print("      quality \(threeDecimals(q.score))")
             if explain {
-                for (name, value) in q.components.sorted(by: { $0.key < $1.key }) { print("        \(name) \(fmt(value))") }
+                for (name, value) in q.components.sorted(by: { $0.key < $1.key }) { print("        \(name) \(threeDecimals(value))") }
                 let m = q.measurements
-                print("        (blur \(fmt(m.blur)), noise \(fmt(m.noise)), brightness \(fmt(m.brightness)), contrast \(fmt(m.contrast)), roll \(m.roll.map(fmt) ?? "-")°)")
+                print("        (blur \(threeDecimals(m.blur)), noise \(threeDecimals(m.noise)), brightness \(threeDecimals(m.brightness)), contrast \(threeDecimals(m.contrast)), roll \(m.roll.map(threeDecimals) ?? "-")°)")
             }
         }
-        if let q = report.quality { print("  quality: mean \(fmt(q.mean)), min \(fmt(q.min)), max \(fmt(q.max))") }
+        if let q = report.quality { print("  quality: mean \(threeDecimals(q.mean)), min \(threeDecimals(q.min)), max \(threeDecimals(q.max))") }
     }
 }
-
-private func fmt(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }

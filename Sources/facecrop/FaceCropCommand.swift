@@ -78,6 +78,9 @@ func printError(_ line: String) {
     _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
 }
 
+/// Scores for people: three decimals.
+func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
+
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -82,7 +82,7 @@ struct Rank: ParsableCommand {
             try printJSON(result)
         } else {
             for (i, r) in result.ranked.enumerated() {
-                print("\(i + 1). \(String(format3(r.score)))  (\(r.faces) face\(r.faces == 1 ? "" : "s"))  \(r.path)")
+                print("\(i + 1). \(threeDecimals(r.score))  (\(r.faces) face\(r.faces == 1 ? "" : "s"))  \(r.path)")
             }
             if !result.noFace.isEmpty {
                 print("No face:")
@@ -111,5 +111,3 @@ struct Rank: ParsableCommand {
         }
     }
 }
-
-private func format3(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
