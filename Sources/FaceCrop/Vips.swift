@@ -40,6 +40,13 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// From the extension of a path's last component ("out/a.b.png" → png); nil without a known one.
+    public init?(path: String) {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: ".") else { return nil }
+        self.init(pathExtension: String(name[name.index(after: dot)...]))
+    }
+
     var shimFormat: FCFormat {
         switch self {
         case .jpeg: FC_JPEG

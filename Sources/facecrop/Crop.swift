@@ -31,12 +31,10 @@ struct Crop: ParsableCommand {
     func validate() throws {
         _ = try cropOptions()
         if output == nil && !dryRun { throw ValidationError("Missing expected option '-o <output>' (or use --dry-run).") }
-        if let output, !dryRun {
+        if let output, !dryRun, ImageFormat(path: output) == nil {
             let name = output.split(separator: "/").last.map(String.init) ?? output
             let ext = name.contains(".") ? String(name.split(separator: ".").last!) : ""
-            guard ImageFormat(pathExtension: ext) != nil else {
-                throw ValidationError("Unsupported output extension '.\(ext)' in '\(output)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
-            }
+            throw ValidationError("Unsupported output extension '.\(ext)' in '\(output)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
         }
     }
 

@@ -14,7 +14,7 @@ struct FaceCropCommand: ParsableCommand {
             or unreadable, 73 output cannot be created, 1 any other error.
             """,
         version: FaceCropper.version,
-        subcommands: [Crop.self, Detect.self, Batch.self, Rank.self],
+        subcommands: [Crop.self, Detect.self, Batch.self, Rank.self, Annotate.self],
         defaultSubcommand: Crop.self
     )
 }
@@ -77,9 +77,6 @@ func printError(_ line: String) {
     let text = line + "\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
 }
-
-/// Scores for people: three decimals.
-func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
 
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
