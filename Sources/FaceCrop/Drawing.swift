@@ -16,6 +16,7 @@ public struct Colour: Hashable, Sendable {
     public static let poor = Colour(230, 40, 40)  // red
     public static let landmarks = Colour(0, 200, 255)  // cyan
     public static let crop = Colour(255, 0, 200)  // magenta
+    public static let ignored = Colour(160, 160, 160)  // grey: below --min-quality
 
     /// Green, amber or red for a capture quality score.
     public static func forScore(_ score: Double) -> Colour { score >= 0.6 ? .good : score >= 0.3 ? .fair : .poor }

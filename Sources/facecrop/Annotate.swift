@@ -46,10 +46,9 @@ struct Annotate: ParsableCommand {
     func run() throws {
         Interruption.install()
         let options = try cropOptions()
-        let cropper = try detection.makeCropper()
-        let analyzer = noQuality ? nil : try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
+        let cropper = try detection.makeCropper(quality: !noQuality || options.minQuality != nil)
         let report = try reportingErrors { () throws(FaceCropError) in
-            try cropper.annotate(input, to: output, analyzer: analyzer, crop: crop ? options : nil, maxSide: maxSide, quality: common.quality)
+            try cropper.annotate(input, to: output, crop: crop || options.minQuality != nil ? options : nil, maxSide: maxSide, quality: common.quality)
         }
         if detection.json {
             try printJSON(report)

@@ -69,7 +69,7 @@ struct Crop: ParsableCommand {
     func run() throws {
         Interruption.install()
         let options = try cropOptions()
-        let cropper = try detection.makeCropper()
+        let cropper = try detection.makeCropper(quality: options.minQuality != nil)
         let report = try reportingErrors { () throws(FaceCropError) in
             try cropper.run(input, output: dryRun ? nil : output, options: options)
         }
@@ -87,7 +87,9 @@ struct Crop: ParsableCommand {
     static func summary(_ r: CropReport) -> String {
         guard let crop = r.crop else { return r.input.path }
         let c = crop.rect
-        var line = "\(r.input.path): \(r.faces.count) face\(r.faces.count == 1 ? "" : "s"), crop \(c.width)x\(c.height)+\(c.x)+\(c.y)"
+        var line = "\(r.input.path): \(r.faces.count) face\(r.faces.count == 1 ? "" : "s")"
+        if let ignored = r.ignoredFaces { line += " (\(ignored.count) more below --min-quality)" }
+        line += ", crop \(c.width)x\(c.height)+\(c.x)+\(c.y)"
         if let fallback = crop.fallback { line += " (no face: \(fallback.rawValue))" }
         if let out = r.output { line += " -> \(out.path) (\(out.width)x\(out.height))" }
         return line

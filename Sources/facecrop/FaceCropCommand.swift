@@ -52,14 +52,17 @@ struct DetectionOptions: ParsableArguments {
         guard maxPixels > 0 else { throw ValidationError("Expected a positive integer for --max-pixels but received '\(maxPixels)'.") }
     }
 
-    func makeCropper() throws -> FaceCropper {
+    /// The cropper; `quality` also loads the capture quality models (for --min-quality).
+    func makeCropper(quality: Bool = false) throws -> FaceCropper {
         // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()
         let kind = detector, model = model
         let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
         try? vipsStart.value()
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
-        return FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+        var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+        if quality { cropper.qualityAnalyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() } }
+        return cropper
     }
 }
 
