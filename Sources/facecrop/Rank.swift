@@ -56,15 +56,15 @@ struct Rank: ParsableCommand {
 
     func run() throws {
         Interruption.install()
-        let cropper = try detection.makeCropper()
-        let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
+        let cropper = try detection.makeCropper(quality: true)
         let paths = try inputs.collect().map(\.path)
         let outcomes = Mutex([Swift.Result<Assessed, FaceCropError>?](repeating: nil, count: paths.count))
         let wantThumbnails = sheet != nil
         concurrentForEach(paths.count, jobs: inputs.jobs) { i in
             let outcome = Swift.Result { () throws(FaceCropError) -> Assessed in
-                let analysis = try cropper.analyze(paths[i])
-                let faces = try analyzer.assess(analysis)
+                var analysis = try cropper.analyze(paths[i])
+                try cropper.measureQuality(&analysis)
+                let faces = analysis.quality ?? []
                 let thumbnail = wantThumbnails ? try Annotator.thumbnail(analysis, quality: faces, box: ContactSheet.defaultTileSize) : nil
                 return Assessed(quality: ImageQuality(faces), thumbnail: thumbnail)
             }
