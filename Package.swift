@@ -1,6 +1,13 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Debian's multiarch folder, where glib keeps glibconfig.h (libvips-dev, Debian bookworm).
+#if arch(arm64)
+let debianMultiarch = "aarch64-linux-gnu"
+#else
+let debianMultiarch = "x86_64-linux-gnu"
+#endif
+
 let package = Package(
     name: "facecrop",
     products: [
@@ -11,10 +18,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
-        // libvips' headers and link flags, nothing else.
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        // Fixed-arity C wrappers over libvips' variadic API; Swift sees only opaque pointers.
-        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // Fixed-arity C wrappers over libvips' variadic API; Swift sees only opaque pointers. libvips' flags are
+        // given here rather than through pkg-config, whose "-pthread" SwiftPM rejects with a warning on every build.
+        .target(
+            name: "CVipsShim",
+            cSettings: [.unsafeFlags(["-I/usr/include/glib-2.0", "-I/usr/lib/\(debianMultiarch)/glib-2.0/include"])],
+            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would pull in
         // all 55 OpenCV libraries (see ../shared/NOTES-interop.md).
         .target(

@@ -182,7 +182,7 @@ struct JSONReportTests {
             #expect(Double(written.width) == cw && Double(written.height) == ch)
 
             let timings = try #require(json.object("timings"))
-            #expect(Set(timings.keys) == ["load", "detect", "plan", "write", "total"])
+            #expect(Set(timings.keys) == ["load", "detect", "quality", "plan", "write", "total"])
             for (key, value) in timings { #expect((number(value) ?? -1) >= 0, "\(key)") }
         }
     }
