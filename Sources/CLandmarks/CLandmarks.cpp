@@ -29,16 +29,17 @@ using Deltas = std::vector<std::vector<dlib::vector<float, 2>>>;
 // Access to shape_predictor's private members, which the cache must read and write. dlib offers no accessor,
 // and the friends that can reach them (serialize/deserialize) use the slow portable format the cache exists
 // to avoid. This is the explicit-instantiation idiom: the standard exempts the names used in an explicit
-// instantiation from access checking ([temp.explicit]/14 in C++17), so instantiating Steal with a pointer to a
-// private member is valid, and the friend function it defines hands that pointer out. Only the cache code
-// below uses these; the fit runs dlib's own public code.
+// instantiation from access checking ([temp.explicit] in C++17), so instantiating Steal with a pointer to a
+// private member is valid, and the friend function it defines hands that pointer out. Used by the cache code
+// and by clm_fit, which replays shape_predictor::operator() to keep sub-pixel points; nothing writes to a
+// predictor after it is loaded.
 namespace {
 template <typename Tag, typename Tag::type Pointer> struct Steal {
     friend typename Tag::type member(Tag) { return Pointer; }
 };
-struct InitialShape {
+struct InitialShapeTag {
     using type = Shape dlib::shape_predictor::*;
-    friend type member(InitialShape);
+    friend type member(InitialShapeTag);
 };
 struct ForestsTag {
     using type = Forests dlib::shape_predictor::*;
@@ -52,19 +53,16 @@ struct DeltasTag {
     using type = Deltas dlib::shape_predictor::*;
     friend type member(DeltasTag);
 };
-template struct Steal<InitialShape, &dlib::shape_predictor::initial_shape>;
+template struct Steal<InitialShapeTag, &dlib::shape_predictor::initial_shape>;
 template struct Steal<ForestsTag, &dlib::shape_predictor::forests>;
 template struct Steal<AnchorsTag, &dlib::shape_predictor::anchor_idx>;
 template struct Steal<DeltasTag, &dlib::shape_predictor::deltas>;
 
-Shape &initial_shape(dlib::shape_predictor &p) { return p.*member(InitialShape()); }
-Forests &forests(dlib::shape_predictor &p) { return p.*member(ForestsTag()); }
-Anchors &anchors(dlib::shape_predictor &p) { return p.*member(AnchorsTag()); }
-Deltas &deltas(dlib::shape_predictor &p) { return p.*member(DeltasTag()); }
-const Shape &initial_shape(const dlib::shape_predictor &p) { return p.*member(InitialShape()); }
-const Forests &forests(const dlib::shape_predictor &p) { return p.*member(ForestsTag()); }
-const Anchors &anchors(const dlib::shape_predictor &p) { return p.*member(AnchorsTag()); }
-const Deltas &deltas(const dlib::shape_predictor &p) { return p.*member(DeltasTag()); }
+// For a const or mutable predictor.
+template <typename P> auto &initial_shape(P &p) { return p.*member(InitialShapeTag()); }
+template <typename P> auto &forests(P &p) { return p.*member(ForestsTag()); }
+template <typename P> auto &anchors(P &p) { return p.*member(AnchorsTag()); }
+template <typename P> auto &deltas(P &p) { return p.*member(DeltasTag()); }
 } // namespace
 
 // ---------------------------------------------------------------------------------------------------------
