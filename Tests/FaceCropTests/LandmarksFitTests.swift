@@ -114,16 +114,14 @@ struct LandmarksFitTests {
         #expect(results.count == 8 && results.allSatisfy { $0 == expected })
     }
 
-    /// First load parses dlib's file and writes the cache; the next reads it. Same points, bit for bit. A
-    /// damaged cache is ignored and replaced.
+    /// First load parses dlib's file and writes the cache; the next reads it. Same points, bit for bit.
     @Test func cacheGivesTheSamePointsAsDlibsOwnLoad() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let cacheDir = dir.appendingPathComponent("nested/cache").path
         let slow = try LandmarkFitter(cacheDirectory: cacheDir)
         #expect(!slow.loadedFromCache)
-        let cacheFile = cacheDir + "/shape_predictor_68_face_landmarks.dat.facecrop-raw"
-        #expect(FileManager.default.fileExists(atPath: cacheFile))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDir) == ["shape_predictor_68_face_landmarks.dat.facecrop-raw"])
         let fast = try LandmarkFitter(cacheDirectory: cacheDir)
         #expect(fast.loadedFromCache)
         try LandmarkFixtures.withFaces("Samples/group.jpg") { rgb, w, h, faces in
@@ -133,13 +131,53 @@ struct LandmarksFitTests {
                 #expect(a == b)
             }
         }
-        // Damage the cache (keep its header, truncate the forests): parsed from dlib's file again, cache rewritten.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cacheFile))
-        try handle.truncate(atOffset: 4096)
-        try handle.close()
-        #expect(!(try LandmarkFitter(cacheDirectory: cacheDir)).loadedFromCache)
-        #expect(try LandmarkFitter(cacheDirectory: cacheDir).loadedFromCache)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDir) == ["shape_predictor_68_face_landmarks.dat.facecrop-raw"])
+    }
+
+    /// The cache's failure modes on a 3-point model (Tests/Fixtures, made by scripts/make-tiny-landmark-model.cpp)
+    /// that loads in microseconds: a damaged or stale cache is ignored and rewritten, and gives the same points.
+    @Test func aDamagedOrStaleCacheIsReplaced() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let model = dir.appendingPathComponent("tiny.dat").path
+        try FileManager.default.copyItem(atPath: Fixtures.path("Tests/Fixtures/tiny-shape-predictor.dat"), toPath: model)
+        let cacheDir = dir.appendingPathComponent("cache").path, cacheFile = cacheDir + "/tiny.dat.facecrop-raw"
+        func load() throws -> LandmarkFitter { try LandmarkFitter(modelPath: model, cacheDirectory: cacheDir) }
+        func overwrite(at offset: UInt64, with bytes: [UInt8]) throws {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cacheFile))
+            try handle.seek(toOffset: offset)
+            try handle.write(contentsOf: Data(bytes))
+            try handle.close()
+        }
+        var rgb = [UInt8](repeating: 0, count: 64 * 64 * 3)
+        for i in rgb.indices { rgb[i] = UInt8(truncatingIfNeeded: i * 37 / 5) }
+        let box = Rect(x: 8, y: 8, width: 48, height: 48)
+        let parsed = try load()
+        #expect(!parsed.loadedFromCache && parsed.pointCount == 3)
+        let expected = try parsed.fit(rgb: &rgb, width: 64, height: 64, faceBox: box)
+
+        let damages: [(String, () throws -> Void)] = [
+            ("truncated", { try FileHandle(forWritingTo: URL(fileURLWithPath: cacheFile)).truncate(atOffset: 100) }),
+            ("wrong magic", { try overwrite(at: 0, with: Array("NOTACACH".utf8)) }),
+            // The shape length (offset 40) claims more floats than the file holds.
+            ("huge count", { try overwrite(at: 40, with: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }),
+            // The first split's feature-pixel index, past the cascade's 4 pixels. Offset: header 40, shape length 8,
+            // 6 floats, cascade count 8, pixel count 8, 4 anchors, 4 deltas (x, y), tree count 8, split count 8.
+            ("bad index", { try overwrite(at: 40 + 8 + 6 * 4 + 8 + 8 + 4 * 4 + 4 * 8 + 8 + 8, with: [9, 0, 0, 0]) }),
+            ("model touched", {
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: model)
+            }),
+        ]
+        for (label, damage) in damages {
+            let cached = try load()
+            #expect(cached.loadedFromCache, "before \(label)")
+            #expect(try cached.fit(rgb: &rgb, width: 64, height: 64, faceBox: box) == expected, "before \(label)")
+            try damage()
+            let reparsed = try load()
+            #expect(!reparsed.loadedFromCache, "\(label)")
+            #expect(try reparsed.fit(rgb: &rgb, width: 64, height: 64, faceBox: box) == expected, "\(label)")
+        }
+        #expect(try load().loadedFromCache)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDir) == ["tiny.dat.facecrop-raw"], "no temporary files left")
     }
 
     @Test func anUnwritableCacheFolderIsIgnored() throws {
@@ -147,9 +185,11 @@ struct LandmarksFitTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("a-file")
         try Data("x".utf8).write(to: file)
-        // A cache "folder" below a regular file cannot exist: the model still loads.
-        let fitter = try LandmarkFitter(cacheDirectory: file.path + "/cache")
-        #expect(!fitter.loadedFromCache && fitter.pointCount == 68)
+        // A cache "folder" below a regular file cannot exist: the model still loads, twice.
+        for _ in 0..<2 {
+            let fitter = try LandmarkFitter(modelPath: Fixtures.path("Tests/Fixtures/tiny-shape-predictor.dat"), cacheDirectory: file.path + "/cache")
+            #expect(!fitter.loadedFromCache && fitter.pointCount == 3)
+        }
     }
 
     struct BadModel: Sendable, CustomTestStringConvertible {
