@@ -6,8 +6,8 @@ import Glibc
 /// dlib's 68-point face landmark predictor (Debian libdlib-data). Fitting is thread-safe: the predictor is
 /// read-only once loaded, and every fit works on its own buffers, so one fitter serves every task at once.
 ///
-/// The model takes about 0.7–0.9 s to parse in dlib's format; the first load writes a raw copy to a cache
-/// folder, and later loads read that in about 0.06 s (see README, Landmarks).
+/// The model takes 0.7–1 s to parse in dlib's format; the first load writes a raw copy to a cache folder, and
+/// later loads read that in 0.02–0.06 s (see README, Landmarks). Load it once and share it.
 public final class LandmarkFitter: Sendable {
     public static let defaultModelPath = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
     /// What to tell the user when `loadDefault()` finds no model.
