@@ -36,10 +36,16 @@ let package = Package(
                 .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
             ]
         ),
+        // dlib's 68-point shape predictor (C++) behind a plain C header. Links libdlib and the BLAS/LAPACK calls
+        // its headers instantiate (the SVD in find_similarity_transform), not the rest of pkg-config dlib-1.
+        .target(
+            name: "CLandmarks",
+            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]
+        ),
         // Pure Swift: geometry, crop planning. No C imports, testable without pixels.
         .target(name: "FaceCropCore"),
-        // Adapters over libvips and OpenCV, and the pipeline.
-        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect"]),
+        // Adapters over libvips, OpenCV and dlib, and the pipeline.
+        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect", "CLandmarks"]),
         .executableTarget(
             name: "facecrop",
             dependencies: ["FaceCrop", .product(name: "ArgumentParser", package: "swift-argument-parser")]

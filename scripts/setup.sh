@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what facecrop needs on Debian bookworm when it is missing: the Debian packages (libvips, the
-# parts of OpenCV we link, Haar cascades, tools used by tests and the benchmark) and the YuNet model,
-# checked by sha256. Safe to run again: it does nothing when everything is present.
+# parts of OpenCV we link, Haar cascades, dlib with its 68-point landmark model, tools used by tests and the
+# benchmark) and the YuNet model, checked by sha256. Safe to run again: it does nothing when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
   pkg-config libvips-dev libvips-tools
   libopencv-core-dev libopencv-imgproc-dev libopencv-dnn-dev libopencv-objdetect-dev opencv-data
+  libdlib-dev libdlib-data libblas-dev liblapack-dev
   time
 )
 missing=()

@@ -1,0 +1,87 @@
+// The only file that talks to dlib (through CLandmarks).
+import CLandmarks
+import FaceCropCore
+import Glibc
+
+/// dlib's 68-point face landmark predictor (Debian libdlib-data). Fitting is thread-safe: the predictor is
+/// read-only once loaded, and every fit works on its own buffers, so one fitter serves every task at once.
+///
+/// The model takes 0.7–1 s to parse in dlib's format; the first load writes a raw copy to a cache folder, and
+/// later loads read that in 0.02–0.06 s (see README, Landmarks). Load it once and share it.
+public final class LandmarkFitter: Sendable {
+    public static let defaultModelPath = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
+    /// What to tell the user when `loadDefault()` finds no model.
+    public static let missingModelNote =
+        "Note: dlib's 68-point landmark model is not installed (\(defaultModelPath), Debian package libdlib-data); using the detector's 5 landmarks."
+
+    public let modelPath: String
+    /// Points per face (68 for the default model).
+    public let pointCount: Int
+    /// Whether the model came from the raw cache rather than from dlib's file.
+    public let loadedFromCache: Bool
+    private let handle: Handle
+
+    private struct Handle: ~Copyable, @unchecked Sendable {  // the C++ predictor is immutable after loading
+        let pointer: OpaquePointer
+        deinit { clm_free(pointer) }
+    }
+
+    /// - Parameter cacheDirectory: where the raw copy of the model is kept (created if needed); nil for none.
+    ///   A cache that cannot be read or written is ignored.
+    public init(modelPath: String = LandmarkFitter.defaultModelPath, cacheDirectory: String? = LandmarkFitter.defaultCacheDirectory) throws(FaceCropError) {
+        var error = [CChar](repeating: 0, count: 512)
+        guard let pointer = clm_create(modelPath, cacheDirectory, &error, error.count) else {
+            throw .detector("the landmark model '\(modelPath)' cannot be loaded: \(cString(error))")
+        }
+        self.modelPath = modelPath
+        self.pointCount = Int(clm_parts(pointer))
+        self.loadedFromCache = clm_loaded_from_cache(pointer) != 0
+        self.handle = Handle(pointer: pointer)
+    }
+
+    /// The default model with the default cache, or nil when the model is not installed (then use the
+    /// detector's 5 points and tell the user `missingModelNote`). Throws when the file is there but unusable.
+    public static func loadDefault() throws(FaceCropError) -> LandmarkFitter? {
+        guard access(defaultModelPath, F_OK) == 0 else { return nil }
+        return try LandmarkFitter()
+    }
+
+    /// `$FACECROP_CACHE_DIR`, else `$XDG_CACHE_HOME/facecrop`, else `$HOME/.cache/facecrop`; nil without any.
+    public static var defaultCacheDirectory: String? {
+        func env(_ name: String) -> String? {
+            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+            return value
+        }
+        if let dir = env("FACECROP_CACHE_DIR") { return dir }
+        if let xdg = env("XDG_CACHE_HOME"), xdg.hasPrefix("/") { return xdg + "/facecrop" }
+        if let home = env("HOME") { return home + "/.cache/facecrop" }
+        return nil
+    }
+
+    /// Fits the landmarks of the face in `faceBox` (pixels of this image, origin top-left) on packed 8-bit RGB.
+    /// Returns `pointCount` points in the same pixels, sub-pixel (for the default model, iBUG 300-W order:
+    /// build a `FaceLandmarks2D(ibug68:faceBox:)` from them).
+    public func fit(rgb: UnsafePointer<UInt8>, width: Int, height: Int, faceBox: Rect) throws(FaceCropError) -> [Point] {
+        try run(clm_fit, rgb: rgb, width: width, height: height, faceBox: faceBox)
+    }
+
+    /// dlib's own `shape_predictor::operator()`, which rounds to whole pixels: for tests of `fit`.
+    func fitReference(rgb: UnsafePointer<UInt8>, width: Int, height: Int, faceBox: Rect) throws(FaceCropError) -> [Point] {
+        try run(clm_fit_reference, rgb: rgb, width: width, height: height, faceBox: faceBox)
+    }
+
+    private typealias FitFunction = (
+        OpaquePointer?, UnsafePointer<UInt8>?, Int32, Int32, Float, Float, Float, Float, UnsafeMutablePointer<Float>?,
+        UnsafeMutablePointer<CChar>?, Int
+    ) -> Int32
+
+    private func run(_ function: FitFunction, rgb: UnsafePointer<UInt8>, width: Int, height: Int, faceBox b: Rect) throws(FaceCropError) -> [Point] {
+        var xy = [Float](repeating: 0, count: 2 * pointCount)
+        var error = [CChar](repeating: 0, count: 512)
+        let rc = function(
+            handle.pointer, rgb, Int32(width), Int32(height), Float(b.x), Float(b.y), Float(b.width), Float(b.height), &xy,
+            &error, error.count)
+        guard rc == 0 else { throw .detector("the face landmarks cannot be fitted: \(cString(error))") }
+        return (0..<pointCount).map { Point(x: Double(xy[2 * $0]), y: Double(xy[2 * $0 + 1])) }
+    }
+}
