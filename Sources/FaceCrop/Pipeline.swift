@@ -57,6 +57,9 @@ public struct FaceCropper: Sendable {
     public static let version = "0.1.0"
     /// sharp's default input limit (0x3FFF × 0x3FFF).
     public static let defaultMaxPixels = 268_402_689
+    /// 512 MiB: over 4 times the largest camera files (a 100 MP 16-bit TIFF is 600 MB uncompressed, but
+    /// photos are compressed), small enough that a stray disk image or video is refused before it is read.
+    public static let defaultMaxFileSize = 512 << 20
 
     public let detector: FaceDetector
     /// Detector score threshold, 0...1.
@@ -64,6 +67,8 @@ public struct FaceCropper: Sendable {
     /// Long side of the image the detector sees.
     public var analysisSize: Int
     public var maxPixels: Int
+    /// Larger input files are refused before they are read.
+    public var maxFileSize = FaceCropper.defaultMaxFileSize
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
     public var singlePassBytes = 64 << 20
@@ -98,7 +103,7 @@ public struct FaceCropper: Sendable {
     /// (within `singlePassBytes`) the decoded pixels the crop will be cut from.
     public func analyze(_ path: String) throws(FaceCropError) -> Analysis {
         let start = ContinuousClock.now
-        try InputCheck.readableFile(path)
+        try InputCheck.readableFile(path, maxBytes: maxFileSize)
         let header: VipsImage
         do { header = try VipsImage.open(path, sequential: true) } catch { throw Self.readError(path, error) }
         let stored = header.size
@@ -118,10 +123,19 @@ public struct FaceCropper: Sendable {
                 preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
             } else if header.loader.hasPrefix("jpegload") {
                 let full = BackgroundTask { try header.inMemory() }
-                let shrunk: Result<VipsImage, VipsError>
-                do { shrunk = .success(try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()) } catch { shrunk = .failure(error) }
-                decoded = try full.value()  // joined before anything is thrown
-                preview = try shrunk.get()
+                let shrunk = Result { () throws(VipsError) in try VipsImage.thumbnail(path, box: self.analysisSize).inMemory() }
+                let fullResult = Result { try full.value() }  // joined before anything is thrown
+                guard case .success(let pixels) = fullResult, case .success(let small) = shrunk else {
+                    // A damaged file fails both decodes at once, and libvips' error buffer is process-wide:
+                    // their messages interleave, or one takes both. Decode once more, alone, for one clear message.
+                    _ = VipsError.take()
+                    _ = try VipsImage.open(path, sequential: true).inMemory()
+                    _ = try shrunk.get()
+                    _ = try fullResult.get()
+                    throw VipsError(message: VipsError.unexplained)
+                }
+                decoded = pixels
+                preview = small
             } else {
                 let pixels = try header.inMemory()
                 decoded = pixels
@@ -144,13 +158,22 @@ public struct FaceCropper: Sendable {
         } catch {
             throw .imageProcessing("\(error)")
         }
-        let faces = Self.observations(Self.dropWeak(detected, kind: detector.kind), analysisSize: analysisSize)
+        let faces = Self.observations(Self.dropWeak(Self.plausible(detected, in: analysisSize), kind: detector.kind), analysisSize: analysisSize)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, faces: faces,
             analysisSize: analysisSize, preview: preview, decoded: decoded, interpretation: header.interpretation)
         analysis.timings.load = Self.ms(start, loaded)
         analysis.timings.detect = Self.ms(loaded, .now)
         return analysis
+    }
+
+    /// Drops what cannot be a face: non-finite numbers, empty boxes, boxes outside the image. (YuNet on a
+    /// 640x1 image reports a "face" 10^28 pixels high.)
+    static func plausible(_ faces: [DetectedFace], in size: ImageSize) -> [DetectedFace] {
+        faces.filter { f in
+            let numbers = [f.box.x, f.box.y, f.box.width, f.box.height, f.score] + (f.landmarks ?? []).flatMap { [$0.x, $0.y] }
+            return numbers.allSatisfy(\.isFinite) && f.box.width > 0 && f.box.height > 0 && f.box.intersection(size.bounds).area > 0
+        }
     }
 
     /// Haar reports weak duplicates and textures as faces; one far below the best blew crops up to the
@@ -303,7 +326,9 @@ public struct FaceCropper: Sendable {
     /// libvips' reading errors in facecrop's words.
     static func readError(_ path: String, _ error: VipsError) -> FaceCropError {
         switch error.kind {
-        case .notAnImage: return .notAnImage(path)
+        case .notAnImage:
+            guard let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }
+            return .corruptImage(path, detail: "it starts like a \(format) file, but its header cannot be read")
         case .blocked: return .blockedLoader(path)
         case .other: break
         }

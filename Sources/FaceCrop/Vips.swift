@@ -2,18 +2,32 @@
 import CVipsShim
 import FaceCropCore
 
-/// libvips' error, with the library's own text (last line, prefixes like "VipsJpeg: " kept).
+/// libvips' error, with the library's own text (last message, prefixes like "VipsJpeg: " kept).
 struct VipsError: Error {
     enum Kind { case notAnImage, blocked, other }
     var kind = Kind.other
     let message: String
+    static let unexplained = "unknown libvips error"
 
     /// Reads and clears libvips' (process-wide) error buffer.
     static func take() -> VipsError {
-        guard let raw = fc_error_copy() else { return VipsError(message: "unknown libvips error") }
+        guard let raw = fc_error_copy() else { return VipsError(message: unexplained) }
         defer { fc_free(raw) }
-        let lines = String(cString: raw).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-        return VipsError(message: lines.last ?? "unknown libvips error")
+        return VipsError(message: lastMessage(String(cString: raw)) ?? unexplained)
+    }
+
+    /// The last message of an error buffer: its last line, with the lines that continue it (libheif's
+    /// " (2.100)" error codes start with a space).
+    static func lastMessage(_ buffer: String) -> String? {
+        var messages = [String]()
+        for line in buffer.split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
+            if line.first?.isWhitespace == true, let last = messages.popLast() {
+                messages.append(last + line)
+            } else {
+                messages.append(String(line))
+            }
+        }
+        return messages.last
     }
 }
 

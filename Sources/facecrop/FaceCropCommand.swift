@@ -36,6 +36,9 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: "Refuse inputs with more pixels than this (decompression bombs).")
     var maxPixels = FaceCropper.defaultMaxPixels
 
+    @Option(help: "Refuse input files larger than this many bytes (default: 512 MiB).")
+    var maxFileSize = FaceCropper.defaultMaxFileSize
+
     @Flag(help: "Print a JSON report on standard output.")
     var json = false
 
@@ -50,6 +53,7 @@ struct DetectionOptions: ParsableArguments {
             throw ValidationError("Expected an integer between 32 and 4096 for --detect-size but received '\(detectSize)'.")
         }
         guard maxPixels > 0 else { throw ValidationError("Expected a positive integer for --max-pixels but received '\(maxPixels)'.") }
+        guard maxFileSize > 0 else { throw ValidationError("Expected a positive integer for --max-file-size but received '\(maxFileSize)'.") }
     }
 
     func makeCropper() throws -> FaceCropper {
@@ -59,7 +63,9 @@ struct DetectionOptions: ParsableArguments {
         let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
         try? vipsStart.value()
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
-        return FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+        var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+        cropper.maxFileSize = maxFileSize
+        return cropper
     }
 }
 
@@ -73,9 +79,26 @@ func reportingErrors<T>(_ body: () throws(FaceCropError) -> T) throws -> T {
     }
 }
 
+/// One line on standard error. Control characters (a newline in a file name) are escaped, so it stays one line.
 func printError(_ line: String) {
-    let text = line + "\n"
+    let text = escapingControlCharacters(line) + "\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+}
+
+func escapingControlCharacters(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.properties.generalCategory == .control:
+            out += "\\x" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// Scores for people: three decimals.
