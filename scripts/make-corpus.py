@@ -443,10 +443,10 @@ def build(c):
           + png_chunk(b"IDAT", zlib.compress(b"\x00" * 100000)) + png_chunk(b"IEND", b""))
     c.add("bomb-jpeg-60000x60000", "bomb-jpeg-60000x60000.jpg", "JPEG declaring 60000x60000 (3.6 Gpx)",
           too_many_pixels(60000, 60000), data=jpeg_with_size(jpg, 60000, 60000))
-    c.add("bomb-jpeg-16000x16000", "bomb-jpeg-16000x16000.jpg",
-          "JPEG declaring 16000x16000 (256 Mpx, under the limit) with the data of a 256x256 image: "
+    c.add("bomb-jpeg-8000x8000", "bomb-jpeg-8000x8000.jpg",
+          "JPEG declaring 8000x8000 (64 Mpx: read in two streaming passes) with the data of a 256x256 image: "
           "decoded in bounded memory, the missing part grey", crop(),
-          data=jpeg_with_size(jpg, 16000, 16000))
+          data=jpeg_with_size(jpg, 8000, 8000))
     gif_bomb = bytearray(gif)
     gif_bomb[6:10] = struct.pack("<HH", 65535, 65535)
     c.add("bomb-gif-65535x65535", "bomb-gif-65535x65535.gif", "GIF whose screen is 65535x65535 (the frame's own size is used)", crop(),
