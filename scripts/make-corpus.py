@@ -494,16 +494,21 @@ def big_black_png(width, height):
 
 
 def table(cases):
-    lines = ["| case | what | `facecrop` exit status | error or warning |", "|---|---|---|---|"]
+    """The outcome table for the README, as markdown."""
+    def outcome(e, file):
+        if e["status"] == 0:
+            return "crop" + "".join("; `%s`" % line for line in e["stderr"])
+        text = "; ".join(e["stderr"]).replace("{input}", file.replace("\n", "\\n")).replace("|", "\\|")
+        return "**%d** `%s`" % (e["status"], text)
+
+    lines = ["| case | input | outcome (exit status, standard error) |", "|---|---|---|"]
     for case in cases:
-        e = case["expect"]
-        text = "; ".join(e["stderr"]).replace("{input}", case["file"].replace("\n", "\\n"))
-        text = text.replace("|", "\\|")
-        status = str(e["status"]) + ("" if e["status"] else " (crop)")
+        result = outcome(case["expect"], case["file"])
         if "expectAsRoot" in case:
-            status += " (as root: %s)" % case["expectAsRoot"]["status"]
-        lines.append("| `%s` | %s | %s | %s |" % (case["name"], case["what"].replace("|", "\\|"), status,
-                                                 ("`%s`" % text) if text else ""))
+            result += " (as root: %s)" % outcome(case["expectAsRoot"], case["file"])
+        if not case["batch"]:
+            result += "; not picked up by `batch` from a folder"
+        lines.append("| `%s` | %s | %s |" % (case["name"], case["what"].replace("|", "\\|"), result))
     return "\n".join(lines)
 
 

@@ -232,3 +232,27 @@ struct CorpusTests {
         }
     }
 }
+
+/// Root reads a mode-000 file (the corpus documents that); as another user the same file is refused. Runs
+/// when the tests run as root and `runuser` can start facecrop as nobody.
+@Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser")))
+func unreadableInputAsNobody() throws {
+    try withScratch { dir in
+        chmod(dir.path, 0o755)
+        let input = try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+        chmod(input.path, 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        process.arguments = ["-u", "nobody", "--", try CLI.binary().path, "--dry-run", input.path]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // 126: nobody may not reach the binary where this checkout lives (a home folder of mode 700): nothing to check.
+        if process.terminationStatus == 126 { return }
+        #expect(process.terminationStatus == 66, "\(stderr)")
+        #expect(stderr == "Error: Input '\(input.path)' cannot be read: permission denied.\n")
+    }
+}
