@@ -346,6 +346,12 @@ def build(c):
     vips("copy", w("face.v"), w("native.v"))
     c.add("vips-native", "vips-native.jpg", "libvips' own .v format (untrusted loader) named .jpg", BLOCKED,
           source=w("native.v"))
+    vips("radsave", w("face.v"), w("face.hdr"))
+    c.add("radiance", "radiance.jpg", "a Radiance HDR image named .jpg (a loader facecrop does not trust)", BLOCKED,
+          source=w("face.hdr"))
+    vips("jxlsave", w("face.v"), w("face.jxl"))
+    c.add("jpeg-xl", "jpeg-xl.jpg", "a JPEG XL image named .jpg (a loader facecrop does not trust)", BLOCKED,
+          source=w("face.jxl"))
     c.add("svg", "svg.svg", "an SVG (not an extension batch collects)", BLOCKED,
           data=b'<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="red"/></svg>\n')
 

@@ -1,8 +1,10 @@
 // Fixed-arity wrappers over libvips' variadic calls (see include/CVipsShim.h for the contract).
 // Multi-step wrappers keep their temporaries in vips_object_local_array, freed with the parent object.
+#define _GNU_SOURCE  // pthread_rwlockattr_setkind_np
 #include "CVipsShim.h"
 #include <vips/vips.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +53,42 @@ static int is_default_format(const char *loader) {
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (vips_isprefix(prefixes[i], loader)) return 1;
     return 0;
+}
+
+// libvips' error buffer is process-wide: with images read on several threads, one thread's failure message
+// can be taken by another. Every call that may fail holds the lock shared; to learn why an input failed,
+// facecrop reads it again holding the lock exclusively (nothing else runs in libvips meanwhile).
+static pthread_rwlock_t vips_lock;
+static pthread_once_t vips_lock_once = PTHREAD_ONCE_INIT;
+static __thread int holds_exclusive;
+
+static void vips_lock_init(void) {
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    // A waiting exclusive holder goes first: parallel readers cannot starve it. (Readers never nest.)
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&vips_lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+}
+
+void fc_lock_shared(void) {
+    pthread_once(&vips_lock_once, vips_lock_init);
+    if (!holds_exclusive) pthread_rwlock_rdlock(&vips_lock);
+}
+
+void fc_unlock_shared(void) {
+    if (!holds_exclusive) pthread_rwlock_unlock(&vips_lock);
+}
+
+void fc_lock_exclusive(void) {
+    pthread_once(&vips_lock_once, vips_lock_init);
+    pthread_rwlock_wrlock(&vips_lock);
+    holds_exclusive = 1;
+}
+
+void fc_unlock_exclusive(void) {
+    holds_exclusive = 0;
+    pthread_rwlock_unlock(&vips_lock);
 }
 
 char *fc_error_copy(void) {

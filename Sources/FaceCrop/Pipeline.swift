@@ -126,10 +126,6 @@ public struct FaceCropper: Sendable {
                 let shrunk = Result { () throws(VipsError) in try VipsImage.thumbnail(path, box: self.analysisSize).inMemory() }
                 let fullResult = Result { try full.value() }  // joined before anything is thrown
                 guard case .success(let pixels) = fullResult, case .success(let small) = shrunk else {
-                    // A damaged file fails both decodes at once, and libvips' error buffer is process-wide:
-                    // their messages interleave, or one takes both. Decode once more, alone, for one clear message.
-                    _ = VipsError.take()
-                    _ = try VipsImage.open(path, sequential: true).inMemory()
                     _ = try shrunk.get()
                     _ = try fullResult.get()
                     throw VipsError(message: VipsError.unexplained)
@@ -323,8 +319,24 @@ public struct FaceCropper: Sendable {
         return Double(d.seconds) * 1000 + Double(d.attoseconds) / 1e15
     }
 
-    /// libvips' reading errors in facecrop's words.
+    /// libvips' reading errors in facecrop's words. A message may belong to another thread's failure
+    /// (libvips' error buffer is process-wide), so a failed file is read once more with libvips to itself:
+    /// its header, then all its pixels (in memory within the single-pass budget, else shrunk on load).
     static func readError(_ path: String, _ error: VipsError) -> FaceCropError {
+        var error = error
+        if error.kind == .other {
+            let again = VipsImage.exclusively { () -> VipsError? in
+                _ = VipsError.take()  // messages of calls that overlapped the failure: their threads read again too
+                do throws(VipsError) {
+                    let header = try VipsImage.open(path, sequential: true)
+                    _ = try header.decodedBytes > 64 << 20 ? VipsImage.thumbnail(path, box: 640) : header.inMemory()
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let again { error = again }
+        }
         switch error.kind {
         case .notAnImage:
             guard let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }
