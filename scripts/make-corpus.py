@@ -487,7 +487,14 @@ def build(c):
                  unreadable("permission denied"), data=jpg, expect_as_root=crop())
     os.chmod(path, 0)
 
-    # --- video (owned by the video feature: cases for videos cut mid-stream go here) --------------------
+    add_video_cases(c)
+
+
+def add_video_cases(c):
+    """VIDEO CASES GO HERE. Owned by the video feature (built in parallel): videos cut mid-stream, with a
+    broken index, zero frames, an absurd frame count or size, ... made with `ffmpeg` from a frame of the
+    samples, each added with c.add(name, file, what, expected outcome) like the image cases. Keep stems
+    unique and add "mp4", "mov", ... to BATCH_EXTENSIONS if `batch` collects them. None yet."""
 
 
 def big_black_png(width, height):

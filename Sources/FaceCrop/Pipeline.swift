@@ -71,7 +71,8 @@ public struct FaceCropper: Sendable {
     public var maxFileSize = FaceCropper.defaultMaxFileSize
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
-    public var singlePassBytes = 64 << 20
+    public var singlePassBytes = FaceCropper.defaultSinglePassBytes
+    public static let defaultSinglePassBytes = 64 << 20
 
     public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels) {
         self.detector = detector
@@ -123,15 +124,10 @@ public struct FaceCropper: Sendable {
                 preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
             } else if header.loader.hasPrefix("jpegload") {
                 let full = BackgroundTask { try header.inMemory() }
-                let shrunk = Result { () throws(VipsError) in try VipsImage.thumbnail(path, box: self.analysisSize).inMemory() }
-                let fullResult = Result { try full.value() }  // joined before anything is thrown
-                guard case .success(let pixels) = fullResult, case .success(let small) = shrunk else {
-                    _ = try shrunk.get()
-                    _ = try fullResult.get()
-                    throw VipsError(message: VipsError.unexplained)
-                }
-                decoded = pixels
-                preview = small
+                let shrunk: Result<VipsImage, VipsError>
+                do { shrunk = .success(try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()) } catch { shrunk = .failure(error) }
+                decoded = try full.value()  // joined before anything is thrown
+                preview = try shrunk.get()
             } else {
                 let pixels = try header.inMemory()
                 decoded = pixels
@@ -329,7 +325,7 @@ public struct FaceCropper: Sendable {
                 _ = VipsError.take()  // messages of calls that overlapped the failure: their threads read again too
                 do throws(VipsError) {
                     let header = try VipsImage.open(path, sequential: true)
-                    _ = try header.decodedBytes > 64 << 20 ? VipsImage.thumbnail(path, box: 640) : header.inMemory()
+                    _ = try header.decodedBytes > defaultSinglePassBytes ? VipsImage.thumbnail(path, box: 640) : header.inMemory()
                     return nil
                 } catch {
                     return error
