@@ -17,6 +17,34 @@ struct FaceCropCommand: ParsableCommand {
         subcommands: [Crop.self, Detect.self, Batch.self, Rank.self],
         defaultSubcommand: Crop.self
     )
+
+    /// ArgumentParser's main, with one more hint: a file whose name starts with '-' is read as an option,
+    /// and the parser then reports a missing input, which is no help to someone who gave one.
+    static func main() {
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
+            if exitCode(for: error) == .validationFailure,
+                let name = arguments.first(where: { $0.count > 1 && $0.hasPrefix("-") && isFile($0) })
+            {
+                printError("Error: '\(name)' was read as an option; to use the file of that name, write './\(name)' or put it after '--'.")
+                exit(withError: ExitCode(64))
+            }
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    static func isFile(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT != S_IFDIR
+    }
 }
 
 /// Options shared by every command that detects faces.

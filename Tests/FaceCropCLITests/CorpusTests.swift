@@ -222,13 +222,20 @@ struct CorpusTests {
         }
     }
 
-    /// A file whose name starts with '-' is read after '--' (or as ./-name).
-    @Test func leadingDashNameAfterDoubleDash() throws {
+    /// A file whose name starts with '-' is read after '--' or as ./-name; given bare, it is an option, and
+    /// the error says what to do.
+    @Test func leadingDashName() throws {
         try withScratch { dir in
             try copySample("Samples/portrait.png", to: dir, as: "-portrait.png")
             let r = try runFaceCrop(["-o", "out.jpg", "--", "-portrait.png"], in: dir)
             #expect(r.status == 0, "\(r)")
             #expect(imageKind(of: dir.appendingPathComponent("out.jpg")) == .jpeg)
+            let dotSlash = try runFaceCrop(["./-portrait.png", "-o", "out2.jpg"], in: dir)
+            #expect(dotSlash.status == 0, "\(dotSlash)")
+            let bare = try runFaceCrop(["-portrait.png", "-o", "out3.jpg"], in: dir)
+            #expect(bare.status == 64)
+            #expect(bare.stderr == "Error: '-portrait.png' was read as an option; to use the file of that name, write './-portrait.png' or put it after '--'.\n")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out3.jpg").path))
         }
     }
 }
