@@ -1,13 +1,20 @@
 // Fixed-arity wrappers over libvips' variadic calls (see include/CVipsShim.h for the contract).
 // Multi-step wrappers keep their temporaries in vips_object_local_array, freed with the parent object.
+#define _GNU_SOURCE  // pthread_rwlockattr_setkind_np
 #include "CVipsShim.h"
 #include <vips/vips.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
-    (void)domain, (void)level, (void)message, (void)data;
+// Some loaders (libvips 8.14's PNG loader among them) report why a header is bad only as a warning, and
+// leave the error buffer empty. The last warning of each thread is kept as the error's detail.
+static __thread char last_warning[256];
+
+static void keep_warning(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain, (void)level, (void)data;
+    g_strlcpy(last_warning, message ? message : "", sizeof last_warning);
 }
 
 int fc_init(const char *argv0) {
@@ -21,8 +28,8 @@ int fc_init(const char *argv0) {
             // Every image is opened once per run: libvips' operation cache would only hold memory.
             vips_cache_set_max(0);
             // libvips reports decode trouble as GLib warnings on stderr as well as in its error buffer;
-            // facecrop prints one line per problem from the error buffer, so the warnings are dropped.
-            g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, drop_log, NULL);
+            // facecrop prints one line per problem from the error buffer, so the warnings are kept, not printed.
+            g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, keep_warning, NULL);
             started = 1;
         }
     }
@@ -30,8 +37,69 @@ int fc_init(const char *argv0) {
     return rc;
 }
 
-void fc_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
-char *fc_error_copy(void) { return vips_error_buffer_copy(); }
+// With untrusted loaders blocked, facecrop reads only the formats it documents: JPEG, PNG, WebP, TIFF, GIF and
+// HEIF (HEIC/AVIF). libvips 8.14 does not flag every other loader as untrusted (its matrix loader reads a
+// text file of numbers as an image, for one).
+static gint default_formats_only = 1;
+
+void fc_block_untrusted(int block) {
+    vips_block_untrusted_set(block ? TRUE : FALSE);
+    g_atomic_int_set(&default_formats_only, block ? 1 : 0);
+}
+
+static int is_default_format(const char *loader) {
+    static const char *const prefixes[] = {"VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp",
+                                           "VipsForeignLoadTiff", "VipsForeignLoadNsgif", "VipsForeignLoadHeif"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (vips_isprefix(prefixes[i], loader)) return 1;
+    return 0;
+}
+
+// libvips' error buffer is process-wide: with images read on several threads, one thread's failure message
+// can be taken by another. Every call that may fail holds the lock shared; to learn why an input failed,
+// facecrop reads it again holding the lock exclusively (nothing else runs in libvips meanwhile).
+static pthread_rwlock_t vips_lock;
+static pthread_once_t vips_lock_once = PTHREAD_ONCE_INIT;
+static __thread int holds_exclusive;
+
+static void vips_lock_init(void) {
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    // A waiting exclusive holder goes first: parallel readers cannot starve it. (Readers never nest.)
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&vips_lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+}
+
+void fc_lock_shared(void) {
+    pthread_once(&vips_lock_once, vips_lock_init);
+    if (!holds_exclusive) pthread_rwlock_rdlock(&vips_lock);
+}
+
+void fc_unlock_shared(void) {
+    if (!holds_exclusive) pthread_rwlock_unlock(&vips_lock);
+}
+
+void fc_lock_exclusive(void) {
+    pthread_once(&vips_lock_once, vips_lock_init);
+    pthread_rwlock_wrlock(&vips_lock);
+    holds_exclusive = 1;
+}
+
+void fc_unlock_exclusive(void) {
+    holds_exclusive = 0;
+    pthread_rwlock_unlock(&vips_lock);
+}
+
+char *fc_error_copy(void) {
+    char *text = vips_error_buffer_copy();
+    if ((!text || !*text) && last_warning[0]) {
+        g_free(text);
+        text = g_strdup(last_warning);
+    }
+    last_warning[0] = 0;
+    return text;
+}
 void fc_free(void *p) { g_free(p); }
 void fc_unref(FCImage *image) { if (image) g_object_unref(image); }
 
@@ -41,6 +109,7 @@ static VipsFailOn fail_level(int fail_on_truncated) {
 
 int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
     *out = NULL;
+    last_warning[0] = 0;
     VipsSource *source = vips_source_new_from_file(path);
     if (!source) return -1;
     const char *loader = vips_foreign_find_load_source(source);
@@ -49,7 +118,8 @@ int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink,
         return FC_NOT_AN_IMAGE;
     }
     VipsOperationClass *class = VIPS_OPERATION_CLASS(g_type_class_ref(g_type_from_name(loader)));
-    const int blocked = class && (class->flags & VIPS_OPERATION_BLOCKED);
+    const int blocked = (class && (class->flags & VIPS_OPERATION_BLOCKED)) ||
+                        (g_atomic_int_get(&default_formats_only) && !is_default_format(loader));
     if (class) g_type_class_unref(class);
     if (blocked) {
         g_object_unref(source);
@@ -71,6 +141,7 @@ int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink,
 
 int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out) {
     *out = NULL;
+    last_warning[0] = 0;
     VipsSource *source = vips_source_new_from_file(path);
     if (!source) return -1;
     // libvips 8.14's thumbnail_source does not hand its own fail_on to the loader: the loader's
@@ -93,13 +164,14 @@ int fc_preview(FCImage *in, int box, FCImage **out) {
         rc = vips_premultiply(x, &t[4], NULL);
         x = t[4];
     }
-    const double factor = (double)VIPS_MAX(x->Xsize, x->Ysize) / box;
-    const int k = (int)factor;
+    // Shrink by a whole factor first, never an axis below one pixel (a 1x100000 image stays 1 wide).
+    const int k = rc == 0 ? (int)((double)VIPS_MAX(x->Xsize, x->Ysize) / box) : 0;
     if (k >= 2) {
-        rc = vips_shrinkh(x, &t[0], k, NULL) || vips_shrinkv(t[0], &t[1], k, NULL);
+        rc = vips_shrinkh(x, &t[0], VIPS_MIN(k, x->Xsize), NULL) ||
+             vips_shrinkv(t[0], &t[1], VIPS_MIN(k, t[0]->Ysize), NULL);
         x = t[1];
     }
-    const double rest = (double)box / VIPS_MAX(x->Xsize, x->Ysize);
+    const double rest = rc == 0 ? (double)box / VIPS_MAX(x->Xsize, x->Ysize) : 1;
     if (rc == 0 && rest != 1) {
         rc = vips_resize(x, &t[2], rest, NULL);
         x = t[2];

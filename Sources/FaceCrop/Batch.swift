@@ -227,7 +227,7 @@ public struct BatchRunner: Sendable {
         let manifestPath = settings.manifestPath(for: input)
         var written = [String]()
         do throws(FaceCropError) {
-            try InputCheck.readableFile(input.path)
+            try InputCheck.readableFile(input.path, maxBytes: cropper.maxFileSize)
             let (fileSize, modified) = Self.sizeAndTime(input.path)
             var sha: String?
             let folder = settings.folder(for: input)

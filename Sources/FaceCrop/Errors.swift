@@ -12,6 +12,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
     case blockedLoader(String)
     case corruptImage(String, detail: String)
     case tooManyPixels(String, width: Int, height: Int, limit: Int)
+    case fileTooLarge(String, bytes: Int, limit: Int)
     case noFace(String)
     case unsupportedOutputFormat(String)
     case outputSameAsInput(String)
@@ -27,7 +28,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .noFace: return 2
         case .unsupportedOutputFormat, .outputSameAsInput: return 64
-        case .inputEmpty, .notAnImage, .blockedLoader, .corruptImage, .tooManyPixels: return 65
+        case .inputEmpty, .notAnImage, .blockedLoader, .corruptImage, .tooManyPixels, .fileTooLarge: return 65
         case .inputNotFound, .inputIsDirectory, .inputNotRegularFile, .inputUnreadable: return 66
         case .outputDirectoryMissing, .outputNotWritable: return 73
         case .writeFailed, .detector, .imageProcessing: return 1
@@ -47,6 +48,8 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .corruptImage(let p, let detail): return "Input '\(p)' is damaged or truncated: \(detail)."
         case .tooManyPixels(let p, let w, let h, let limit):
             return "Input '\(p)' is \(w)x\(h) (\(w * h) pixels), over the limit of \(limit) pixels; raise it with --max-pixels if you trust this file."
+        case .fileTooLarge(let p, let bytes, let limit):
+            return "Input '\(p)' is \(bytes) bytes, over the limit of \(limit) bytes; raise it with --max-file-size if you trust this file."
         case .noFace(let p): return "No face found in '\(p)'."
         case .unsupportedOutputFormat(let p):
             return "Output '\(p)' has an unsupported extension; use .jpg, .jpeg, .png, .webp, .tif, .tiff, .heic or .avif."

@@ -4,10 +4,12 @@ import Synchronization
 /// Checks an input path before libvips sees it, so each problem gets its own clear message (and a FIFO
 /// or a directory never reaches a decoder).
 enum InputCheck {
-    static func readableFile(_ path: String) throws(FaceCropError) {
+    /// `maxBytes`: larger files are refused before anything reads them (`--max-file-size`).
+    static func readableFile(_ path: String, maxBytes: Int = .max) throws(FaceCropError) {
         var st = stat()
         guard stat(path, &st) == 0 else {
             let e = errno
+            if e == ENOENT, lstat(path, &st) == 0 { throw .inputUnreadable(path, reason: "it is a symbolic link to a missing file") }
             if e == ENOENT || e == ENOTDIR { throw .inputNotFound(path) }
             throw .inputUnreadable(path, reason: errorText(e))
         }
@@ -17,7 +19,30 @@ enum InputCheck {
         default: throw .inputNotRegularFile(path)
         }
         if st.st_size == 0 { throw .inputEmpty(path) }
+        if st.st_size > maxBytes { throw .fileTooLarge(path, bytes: Int(st.st_size), limit: maxBytes) }
         if access(path, R_OK) != 0 { throw .inputUnreadable(path, reason: errorText(errno)) }
+    }
+
+    /// The image format a file's first bytes announce, if any: a file that starts like an image but has
+    /// no loader for it is damaged, not "not an image".
+    static func announcedFormat(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 12)
+        let count = read(fd, &buffer, 12)
+        guard count >= 4 else { return nil }
+        let b = buffer.prefix(count)
+        func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool {
+            b.count >= offset + bytes.count && Array(b[offset..<offset + bytes.count]) == bytes
+        }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "TIFF" }
+        if starts([0xFF, 0xD8, 0xFF]) { return "JPEG" }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "PNG" }
+        if starts(Array("GIF8".utf8)) { return "GIF" }
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "WebP" }
+        if starts(Array("ftyp".utf8), at: 4) { return "HEIF" }
+        return nil
     }
 }
 

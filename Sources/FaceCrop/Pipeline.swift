@@ -63,6 +63,9 @@ public struct FaceCropper: Sendable {
     public static let version = "0.1.0"
     /// sharp's default input limit (0x3FFF × 0x3FFF).
     public static let defaultMaxPixels = 268_402_689
+    /// 512 MiB: over 4 times the largest camera files (a 100 MP 16-bit TIFF is 600 MB uncompressed, but
+    /// photos are compressed), small enough that a stray disk image or video is refused before it is read.
+    public static let defaultMaxFileSize = 512 << 20
 
     public let detector: FaceDetector
     /// Detector score threshold, 0...1.
@@ -70,10 +73,13 @@ public struct FaceCropper: Sendable {
     /// Long side of the image the detector sees.
     public var analysisSize: Int
     public var maxPixels: Int
+    /// Larger input files are refused before they are read.
+    public var maxFileSize = FaceCropper.defaultMaxFileSize
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
-    public var singlePassBytes = 64 << 20
-    /// Scores faces for `CropOptions.minQuality`.
+    public var singlePassBytes = FaceCropper.defaultSinglePassBytes
+    public static let defaultSinglePassBytes = 64 << 20
+    /// Scores faces for `CropOptions.minQuality`, `detect --quality`, `rank` and `annotate`.
     public var qualityAnalyzer: QualityAnalyzer?
 
     public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels) {
@@ -106,7 +112,7 @@ public struct FaceCropper: Sendable {
     /// (within `singlePassBytes`) the decoded pixels the crop will be cut from.
     public func analyze(_ path: String) throws(FaceCropError) -> Analysis {
         let start = ContinuousClock.now
-        try InputCheck.readableFile(path)
+        try InputCheck.readableFile(path, maxBytes: maxFileSize)
         let header: VipsImage
         do { header = try VipsImage.open(path, sequential: true) } catch { throw Self.readError(path, error) }
         let stored = header.size
@@ -152,7 +158,7 @@ public struct FaceCropper: Sendable {
         } catch {
             throw .imageProcessing("\(error)")
         }
-        let faces = Self.observations(Self.dropWeak(detected, kind: detector.kind), analysisSize: analysisSize)
+        let faces = Self.observations(Self.dropWeak(Self.plausible(detected, in: analysisSize), kind: detector.kind), analysisSize: analysisSize)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, faces: faces,
             analysisSize: analysisSize, preview: preview, decoded: decoded, interpretation: header.interpretation)
@@ -188,6 +194,15 @@ public struct FaceCropper: Sendable {
         let start = ContinuousClock.now
         analysis.quality = try analyzer.assess(analysis)
         analysis.timings.quality = Self.ms(start, .now)
+    }
+
+    /// Drops what cannot be a face: non-finite numbers, empty boxes, boxes outside the image. (YuNet on a
+    /// 640x1 image reports a "face" 10^28 pixels high.)
+    static func plausible(_ faces: [DetectedFace], in size: ImageSize) -> [DetectedFace] {
+        faces.filter { f in
+            let numbers = [f.box.x, f.box.y, f.box.width, f.box.height, f.score] + (f.landmarks ?? []).flatMap { [$0.x, $0.y] }
+            return numbers.allSatisfy(\.isFinite) && f.box.width > 0 && f.box.height > 0 && f.box.intersection(size.bounds).area > 0
+        }
     }
 
     /// Haar reports weak duplicates and textures as faces; one far below the best blew crops up to the
@@ -341,10 +356,28 @@ public struct FaceCropper: Sendable {
         return Double(d.seconds) * 1000 + Double(d.attoseconds) / 1e15
     }
 
-    /// libvips' reading errors in facecrop's words.
+    /// libvips' reading errors in facecrop's words. A message may belong to another thread's failure
+    /// (libvips' error buffer is process-wide), so a failed file is read once more with libvips to itself:
+    /// its header, then all its pixels (in memory within the single-pass budget, else shrunk on load).
     static func readError(_ path: String, _ error: VipsError) -> FaceCropError {
+        var error = error
+        if error.kind == .other {
+            let again = VipsImage.exclusively { () -> VipsError? in
+                _ = VipsError.take()  // messages of calls that overlapped the failure: their threads read again too
+                do throws(VipsError) {
+                    let header = try VipsImage.open(path, sequential: true)
+                    _ = try header.decodedBytes > defaultSinglePassBytes ? VipsImage.thumbnail(path, box: 640) : header.inMemory()
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let again { error = again }
+        }
         switch error.kind {
-        case .notAnImage: return .notAnImage(path)
+        case .notAnImage:
+            guard let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }
+            return .corruptImage(path, detail: "it starts like a \(format) file, but its header cannot be read")
         case .blocked: return .blockedLoader(path)
         case .other: break
         }

@@ -2,18 +2,32 @@
 import CVipsShim
 import FaceCropCore
 
-/// libvips' error, with the library's own text (last line, prefixes like "VipsJpeg: " kept).
+/// libvips' error, with the library's own text (last message, prefixes like "VipsJpeg: " kept).
 struct VipsError: Error {
     enum Kind { case notAnImage, blocked, other }
     var kind = Kind.other
     let message: String
+    static let unexplained = "unknown libvips error"
 
     /// Reads and clears libvips' (process-wide) error buffer.
     static func take() -> VipsError {
-        guard let raw = fc_error_copy() else { return VipsError(message: "unknown libvips error") }
+        guard let raw = fc_error_copy() else { return VipsError(message: unexplained) }
         defer { fc_free(raw) }
-        let lines = String(cString: raw).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-        return VipsError(message: lines.last ?? "unknown libvips error")
+        return VipsError(message: lastMessage(String(cString: raw)) ?? unexplained)
+    }
+
+    /// The last message of an error buffer: its last line, with the lines that continue it (libheif's
+    /// " (2.100)" error codes start with a space).
+    static func lastMessage(_ buffer: String) -> String? {
+        var messages = [String]()
+        for line in buffer.split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
+            if line.first?.isWhitespace == true, let last = messages.popLast() {
+                messages.append(last + line)
+            } else {
+                messages.append(String(line))
+            }
+        }
+        return messages.last
     }
 }
 
@@ -73,7 +87,9 @@ final class VipsImage: @unchecked Sendable {
     static func make(_ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32) throws(VipsError) -> VipsImage {
         guard vipsStarted else { throw VipsError(message: "libvips failed to start") }
         var out: OpaquePointer?
+        fc_lock_shared()
         let rc = body(&out)
+        defer { fc_unlock_shared() }
         guard rc == 0, let image = out else {
             if let out { fc_unref(out) }
             var error = VipsError.take()
@@ -84,8 +100,18 @@ final class VipsImage: @unchecked Sendable {
         return VipsImage(image)
     }
 
-    static func check(_ rc: Int32) throws(VipsError) {
-        if rc != 0 { throw VipsError.take() }
+    static func check(_ body: () -> Int32) throws(VipsError) {
+        fc_lock_shared()
+        defer { fc_unlock_shared() }
+        if body() != 0 { throw VipsError.take() }
+    }
+
+    /// Runs `body` with no other thread inside libvips (their calls wait), so the error buffer holds only
+    /// what `body` did.
+    static func exclusively<T>(_ body: () -> T) -> T {
+        fc_lock_exclusive()
+        defer { fc_unlock_exclusive() }
+        return body()
     }
 
     static func start() { _ = vipsStarted }
@@ -142,7 +168,7 @@ final class VipsImage: @unchecked Sendable {
     func withRGB8<R>(_ body: (UnsafePointer<UInt8>, Int, Int) throws -> R) throws -> R {
         var buffer: UnsafeMutablePointer<UInt8>?
         var w: Int32 = 0, h: Int32 = 0
-        try Self.check(fc_rgb8(pointer, &buffer, &w, &h))
+        try Self.check { fc_rgb8(pointer, &buffer, &w, &h) }
         defer { fc_free(buffer) }
         return try withExtendedLifetime(self) { try body(buffer!, Int(w), Int(h)) }
     }
@@ -150,12 +176,12 @@ final class VipsImage: @unchecked Sendable {
     /// libvips' attention centre for a crop of width x height.
     func attentionCentre(width: Int, height: Int) throws(VipsError) -> Point {
         var x: Int32 = 0, y: Int32 = 0
-        try Self.check(fc_attention_centre(pointer, Int32(width), Int32(height), &x, &y))
+        try Self.check { fc_attention_centre(pointer, Int32(width), Int32(height), &x, &y) }
         return Point(x: Double(x), y: Double(y))
     }
 
     func save(to path: String, format: ImageFormat, quality: Int?, strip: Bool) throws(VipsError) {
-        try Self.check(fc_save(pointer, path, format.shimFormat, Int32(quality ?? 0), strip ? 1 : 0))
+        try Self.check { fc_save(pointer, path, format.shimFormat, Int32(quality ?? 0), strip ? 1 : 0) }
     }
 
     static func canSave(_ format: ImageFormat) -> Bool { vipsStarted && fc_can_save(format.shimFormat) != 0 }
@@ -163,7 +189,7 @@ final class VipsImage: @unchecked Sendable {
     /// Largest channel difference and the share of pixels differing by more than `threshold`.
     func compare(with other: VipsImage, threshold: Double) throws(VipsError) -> (maxDelta: Double, mismatch: Double) {
         var maxDelta = 0.0, mismatch = 0.0
-        try Self.check(fc_compare(pointer, other.pointer, threshold, &maxDelta, &mismatch))
+        try Self.check { fc_compare(pointer, other.pointer, threshold, &maxDelta, &mismatch) }
         return (maxDelta, mismatch)
     }
 }

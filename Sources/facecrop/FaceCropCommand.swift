@@ -17,6 +17,34 @@ struct FaceCropCommand: ParsableCommand {
         subcommands: [Crop.self, Detect.self, Batch.self, Rank.self, Annotate.self],
         defaultSubcommand: Crop.self
     )
+
+    /// ArgumentParser's main, with one more hint: a file whose name starts with '-' is read as an option,
+    /// and the parser then reports a missing input, which is no help to someone who gave one.
+    static func main() {
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
+            if exitCode(for: error) == .validationFailure,
+                let name = arguments.first(where: { $0.count > 1 && $0.hasPrefix("-") && isFile($0) })
+            {
+                printError("Error: '\(name)' was read as an option; to use the file of that name, write './\(name)' or put it after '--'.")
+                exit(withError: ExitCode(64))
+            }
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    static func isFile(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT != S_IFDIR
+    }
 }
 
 /// Options shared by every command that detects faces.
@@ -36,6 +64,9 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: "Refuse inputs with more pixels than this (decompression bombs).")
     var maxPixels = FaceCropper.defaultMaxPixels
 
+    @Option(help: "Refuse input files larger than this many bytes (default: 512 MiB).")
+    var maxFileSize = FaceCropper.defaultMaxFileSize
+
     @Flag(help: "Print a JSON report on standard output.")
     var json = false
 
@@ -50,6 +81,7 @@ struct DetectionOptions: ParsableArguments {
             throw ValidationError("Expected an integer between 32 and 4096 for --detect-size but received '\(detectSize)'.")
         }
         guard maxPixels > 0 else { throw ValidationError("Expected a positive integer for --max-pixels but received '\(maxPixels)'.") }
+        guard maxFileSize > 0 else { throw ValidationError("Expected a positive integer for --max-file-size but received '\(maxFileSize)'.") }
     }
 
     /// The cropper; `quality` also loads the capture quality models (for --min-quality).
@@ -61,6 +93,7 @@ struct DetectionOptions: ParsableArguments {
         try? vipsStart.value()
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
         var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+        cropper.maxFileSize = maxFileSize
         if quality { cropper.qualityAnalyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() } }
         return cropper
     }
@@ -76,9 +109,26 @@ func reportingErrors<T>(_ body: () throws(FaceCropError) -> T) throws -> T {
     }
 }
 
+/// One line on standard error. Control characters (a newline in a file name) are escaped, so it stays one line.
 func printError(_ line: String) {
-    let text = line + "\n"
+    let text = escapingControlCharacters(line) + "\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+}
+
+func escapingControlCharacters(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.properties.generalCategory == .control:
+            out += "\\x" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 func printJSON(_ value: some Encodable) throws {

@@ -68,6 +68,8 @@ struct RunResult: CustomStringConvertible {
     var stdout: String
     var stderr: String
     var timedOut: Bool
+    /// Ended by a signal (a crash, or the kill after `timeout`) rather than by exiting.
+    var signalled = false
 
     /// Lines of standard error, without the final newline's empty line.
     var stderrLines: [String] {
@@ -76,7 +78,7 @@ struct RunResult: CustomStringConvertible {
         return lines
     }
 
-    var description: String { "exit \(status)\(timedOut ? " (timed out)" : "")\n--- stdout:\n\(stdout)--- stderr:\n\(stderr)" }
+    var description: String { "\(signalled ? "signal" : "exit") \(status)\(timedOut ? " (timed out)" : "")\n--- stdout:\n\(stdout)--- stderr:\n\(stderr)" }
 }
 
 private final class DataBox: @unchecked Sendable {
@@ -127,7 +129,8 @@ func runFaceCrop(_ args: [String], in directory: URL, timeout: Double = 60, stdi
     killer.cancel()
     return RunResult(
         status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-        stderr: String(decoding: err.data, as: UTF8.self), timedOut: timer.flag)
+        stderr: String(decoding: err.data, as: UTF8.self), timedOut: timer.flag,
+        signalled: process.terminationReason == .uncaughtSignal)
 }
 
 /// A fresh temporary folder for one test, removed afterwards (permissions restored first).

@@ -22,6 +22,12 @@ int fc_init(const char *argv0);
 void fc_block_untrusted(int block);
 /// Copies and clears libvips' error buffer. Free the result with fc_free.
 char *fc_error_copy(void);
+// A process-wide read-write lock around libvips calls: shared for ordinary calls, exclusive to read an input
+// again alone when its error message may have been mixed with another thread's.
+void fc_lock_shared(void);
+void fc_unlock_shared(void);
+void fc_lock_exclusive(void);
+void fc_unlock_exclusive(void);
 void fc_free(void *p);
 void fc_unref(FCImage *image);
 
