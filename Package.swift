@@ -26,10 +26,18 @@ let package = Package(
                 .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
             ]
         ),
+        // FFmpeg's libraries (Debian libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev) behind a small C
+        // header: open a video, read a frame scaled to RGB and turned upright. Headers are on the default path.
+        .target(
+            name: "CVideo",
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
+            ]
+        ),
         // Pure Swift: geometry, crop planning. No C imports, testable without pixels.
         .target(name: "FaceCropCore"),
         // Adapters over libvips and OpenCV, and the pipeline.
-        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect"]),
+        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect", "CVideo"]),
         .executableTarget(
             name: "facecrop",
             dependencies: ["FaceCrop", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -93,6 +93,11 @@ final class VipsImage: @unchecked Sendable {
         try make { fc_open(path, sequential ? 1 : 0, 1, Int32(shrink), $0) }
     }
 
+    /// An sRGB image holding a copy of packed 8-bit RGB pixels.
+    static func fromRGB(_ pixels: [UInt8], width: Int, height: Int) throws(VipsError) -> VipsImage {
+        try make { out in pixels.withUnsafeBufferPointer { fc_image_from_rgb($0.baseAddress, Int32(width), Int32(height), out) } }
+    }
+
     /// Decodes into a box with shrink-on-load, upright.
     static func thumbnail(_ path: String, box: Int) throws(VipsError) -> VipsImage {
         try make { fc_thumbnail(path, Int32(box), Int32(box), 1, $0) }

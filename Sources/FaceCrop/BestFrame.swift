@@ -1,0 +1,454 @@
+// Best frame of a video or Live Photo: decode frames at the analysis size on one thread while the other
+// registers, detects and scores them; choose (FaceCropCore.FrameSelection); decode the winner at full
+// resolution and write it, cropped or whole, through the image pipeline.
+import FaceCropCore
+
+/// How frames are sampled, gated and bounded.
+public struct VideoOptions: Sendable {
+    /// Frames evenly spaced over the duration (ignored with `everyFrame`).
+    public var frames = 12
+    /// Analyse every frame instead.
+    public var everyFrame = false
+    /// Score only frames where the scene is stable (the Live Photo's still always counts).
+    public var stableOnly = false
+    /// Manhattan length of the summed shifts under which the scene is stable, in analysis pixels.
+    public var stabilityThreshold = 20.0
+    public var historyLength = 15
+    /// Refuse longer videos (seconds).
+    public var maxDuration = 60.0
+    /// Refuse to analyse more frames than this (every-frame mode on long videos; --frames).
+    public var maxFrames = 900
+    /// Consider a Live Photo's still beside the video (same name, .heic/.jpg) as a candidate.
+    public var includeStill = true
+    /// Keep the analysed frames (for a contact sheet).
+    public var keepFrames = false
+    public init() {}
+
+    public static let videoExtensions = ["mov", "mp4", "m4v"]
+    public static let stillExtensions = ["heic", "heif", "jpg", "jpeg"]
+}
+
+/// The files of one input: the video, and a Live Photo's still when there is one.
+public struct VideoInput: Sendable, Hashable, Codable {
+    public var video: String
+    public var still: String?
+}
+
+/// One analysed candidate: a video frame or the still.
+public struct FrameAnalysis: Sendable {
+    public var time: Double?
+    public var isStill: Bool
+    public var faces: [FaceObservation]
+    public var quality: [CaptureQuality]
+    /// Registration against the previous analysed frame (nil for the first frame and the still).
+    public var shift: Shift?
+    public var response: Double?
+    /// The summed shifts of the stability window, and whether the scene was stable (nil for the still).
+    public var drift: Shift?
+    public var stable: Bool?
+    /// The analysed pixels, with `VideoOptions.keepFrames`.
+    public var frame: VideoFrame?
+}
+
+/// Everything the choice of a best frame was made from.
+public struct VideoAnalysis: Sendable {
+    public var input: VideoInput
+    public var info: VideoInfo
+    public var analysisSize: ImageSize
+    /// Video frames in time order, then the still.
+    public var frames: [FrameAnalysis]
+    public var scores: [Double?]
+    public var choice: FrameChoice
+    public var timings = VideoTimings()
+    /// The still read at full resolution (for writing it when it wins).
+    let still: Analysis?
+
+    public var chosenIndex: Int? {
+        if case .chosen(let index, _) = choice { return index }
+        return nil
+    }
+}
+
+/// Milliseconds: opening and analysing every frame (decode overlapped), of which waiting for the decoder,
+/// and writing the chosen frame.
+public struct VideoTimings: Codable, Sendable, Hashable {
+    public var analyse = 0.0
+    public var decodeWait = 0.0
+    public var write = 0.0
+    public var total = 0.0
+}
+
+public struct BestFrameFinder: Sendable {
+    public let cropper: FaceCropper
+    public let quality: QualityAnalyzer
+    public var options: VideoOptions
+
+    public init(cropper: FaceCropper, quality: QualityAnalyzer, options: VideoOptions = VideoOptions()) {
+        self.cropper = cropper
+        self.quality = quality
+        self.options = options
+    }
+
+    /// The video and still of an input: a video (with its still beside it, if any), or a still whose video
+    /// sits beside it with the same name.
+    public static func resolve(_ input: String, includeStill: Bool = true) throws(VideoError) -> VideoInput {
+        do { try InputCheck.readableFile(input) } catch { throw .image(error) }
+        let name = input.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? input
+        let dot = name.lastIndex(of: ".")
+        let ext = dot.map { String(name[name.index(after: $0)...]).lowercased() } ?? ""
+        let stem = dot.map { String(input.dropLast(name.distance(from: $0, to: name.endIndex))) } ?? input
+        func siblings(_ exts: [String]) -> [String] { exts.flatMap { [stem + "." + $0, stem + "." + $0.uppercased()] } }
+        func firstReadable(_ paths: [String]) -> String? {
+            paths.first { (try? InputCheck.readableFile($0)) != nil && !OutputCheck.sameFile($0, input) }
+        }
+        if VideoOptions.stillExtensions.contains(ext) {
+            let candidates = siblings(VideoOptions.videoExtensions)
+            guard let video = firstReadable(candidates) else { throw .stillWithoutVideo(input, looked: candidates) }
+            return VideoInput(video: video, still: input)
+        }
+        return VideoInput(video: input, still: includeStill ? firstReadable(siblings(VideoOptions.stillExtensions)) : nil)
+    }
+
+    /// The analysed frame size: the video's display aspect, long side `cropper.analysisSize`.
+    static func analysisSize(for info: VideoInfo, longSide: Int) -> ImageSize {
+        let scale = Double(longSide) / Double(max(info.width, info.height))
+        return ImageSize(width: max(8, Int((Double(info.width) * scale).rounded())), height: max(8, Int((Double(info.height) * scale).rounded())))
+    }
+
+    /// Opens the video and checks it against the limits.
+    static func open(_ video: String, options: VideoOptions, maxPixels: Int) throws(VideoError) -> VideoDecoder {
+        let decoder = try VideoDecoder(video)
+        let info = decoder.info
+        if info.width * info.height > maxPixels {
+            throw .frameTooLarge(video, width: info.width, height: info.height, limit: maxPixels)
+        }
+        if info.duration > options.maxDuration { throw .tooLong(video, seconds: info.duration, limit: options.maxDuration) }
+        if options.everyFrame, info.frameCount > options.maxFrames {
+            throw .tooManyFrames(video, frames: info.frameCount, limit: options.maxFrames)
+        }
+        if !options.everyFrame, options.frames > options.maxFrames {
+            throw .tooManyFrames(video, frames: options.frames, limit: options.maxFrames)
+        }
+        return decoder
+    }
+
+    /// Decodes the frames to analyse, each at `size`, on a thread of its own one frame ahead of `body`, which
+    /// runs here. Frames whose time repeats the previous one (more samples than frames) are skipped.
+    /// Returns the milliseconds spent waiting for the decoder.
+    static func forEachFrame(
+        _ decoder: VideoDecoder, times: [Double]?, limit: Int, size: ImageSize, _ body: (VideoFrame) throws(VideoError) -> Void
+    ) throws(VideoError) -> Double {
+        func start(_ k: Int) -> BackgroundTask<VideoFrame?>? {
+            guard k < (times?.count ?? limit) else { return nil }
+            let at = times?[k]
+            return BackgroundTask { try decoder.read(at: at, width: size.width, height: size.height) }
+        }
+        var pending = start(0)
+        var k = 0, lastTime = -Double.infinity, waited = 0.0
+        while let task = pending {
+            let waitStart = ContinuousClock.now
+            let next: VideoFrame?
+            do { next = try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
+            waited += FaceCropper.ms(waitStart, .now)
+            guard let frame = next else { break }
+            k += 1
+            pending = start(k)
+            guard frame.time > lastTime else { continue }
+            lastTime = frame.time
+            do {
+                try body(frame)
+            } catch {
+                _ = try? pending?.value()  // join the decoder before leaving
+                throw error
+            }
+        }
+        return waited
+    }
+
+    /// Analyses the input: every sampled frame registered, searched for faces and scored; then the choice.
+    public func analyze(_ input: String) throws(VideoError) -> VideoAnalysis {
+        let start = ContinuousClock.now
+        let resolved = try Self.resolve(input, includeStill: options.includeStill)
+        let decoder = try Self.open(resolved.video, options: options, maxPixels: cropper.maxPixels)
+        let info = decoder.info
+        let size = Self.analysisSize(for: info, longSide: cropper.analysisSize)
+        var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+        var frames: [FrameAnalysis] = []
+        var previous: VideoFrame?
+        let times = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        let waited = try Self.forEachFrame(decoder, times: times, limit: options.maxFrames, size: size) { (frame) throws(VideoError) in
+            var result = FrameAnalysis(time: frame.time, isStill: false, faces: [], quality: [])
+            if let previous {
+                let measured = try Registration.shift(from: previous, to: frame)
+                result.shift = measured.shift
+                result.response = measured.response
+                tracker.add(measured.shift)
+                result.drift = tracker.drift
+            }
+            result.stable = tracker.isStable
+            previous = frame
+            let analysis = try analyzeFrame(frame, path: resolved.video)
+            result.faces = analysis.faces
+            do throws(FaceCropError) { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
+            if options.keepFrames { result.frame = frame }
+            frames.append(result)
+        }
+        var still: Analysis?
+        if let stillPath = resolved.still {
+            let full: Analysis
+            do { full = try cropper.analyze(stillPath) } catch { throw .image(error) }
+            // Scored on its analysis-size copy, like the video frames, so sharpness and size compare fairly.
+            let small = Analysis(
+                path: stillPath, storedSize: full.analysisSize, orientation: .up, loader: full.loader, faces: full.faces,
+                analysisSize: full.analysisSize, preview: full.preview, decoded: full.preview, interpretation: "srgb")
+            var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
+            do { result.quality = try quality.assess(small) } catch { throw .image(error) }
+            if options.keepFrames {
+                do {
+                    result.frame = try full.preview.withRGB8 { rgb, w, h in
+                        VideoFrame(width: w, height: h, pixels: Array(UnsafeBufferPointer(start: rgb, count: w * h * 3)), time: 0)
+                    }
+                } catch { throw .image(.imageProcessing("\(error)")) }
+            }
+            frames.append(result)
+            still = full
+        }
+        let candidates = frames.map { FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.isStill ? nil : $0.stable, isStill: $0.isStill) }
+        var analysis = VideoAnalysis(
+            input: resolved, info: info, analysisSize: size, frames: frames, scores: FrameSelection.scores(candidates),
+            choice: FrameSelection.choose(candidates, stableOnly: options.stableOnly), still: still)
+        analysis.timings.analyse = FaceCropper.ms(start, .now)
+        analysis.timings.decodeWait = waited
+        return analysis
+    }
+
+    /// Faces of one in-memory frame at the analysis size, as an `Analysis` the quality analyser can read.
+    func analyzeFrame(_ frame: VideoFrame, path: String) throws(VideoError) -> Analysis {
+        let size = ImageSize(width: frame.width, height: frame.height)
+        do {
+            let image = try VipsImage.fromRGB(frame.pixels, width: frame.width, height: frame.height)
+            let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
+                try cropper.detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, threshold: cropper.threshold)
+            }
+            let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
+            return Analysis(
+                path: path, storedSize: size, orientation: .up, loader: "video", faces: faces, analysisSize: size,
+                preview: image, decoded: image, interpretation: "srgb")
+        } catch let error as VipsError {
+            throw .image(.imageProcessing(error.message))
+        } catch let error as FaceCropError {
+            throw .image(error)
+        } catch {
+            throw .image(.imageProcessing("\(error)"))
+        }
+    }
+
+    /// The chosen candidate at full resolution, ready for `FaceCropper.plan` and `write`: a video frame decoded
+    /// again at the video's display size, or the still as read.
+    public func fullResolution(_ analysis: VideoAnalysis, index: Int) throws(VideoError) -> Analysis {
+        let candidate = analysis.frames[index]
+        if candidate.isStill, let still = analysis.still { return still }
+        let decoder = try VideoDecoder(analysis.input.video)
+        let info = decoder.info
+        guard let frame = try decoder.read(at: candidate.time ?? 0, width: info.width, height: info.height) else {
+            throw .decoder("frame at \(candidate.time ?? 0) s could not be decoded again")
+        }
+        let size = ImageSize(width: info.width, height: info.height)
+        let image: VipsImage
+        do { image = try VipsImage.fromRGB(frame.pixels, width: frame.width, height: frame.height) } catch {
+            throw .image(.imageProcessing(error.message))
+        }
+        return Analysis(
+            path: analysis.input.video, storedSize: size, orientation: .up, loader: "video", faces: candidate.faces,
+            analysisSize: analysis.analysisSize, preview: image, decoded: image, interpretation: "srgb")
+    }
+
+    /// Writes the chosen frame: cropped with `crop` options, or whole (then `crop` gives quality and strip).
+    public func write(_ analysis: VideoAnalysis, to output: String, crop: CropOptions, cropped: Bool) throws(VideoError) -> (output: OutputInfo, crop: CropInfo?) {
+        guard let index = analysis.chosenIndex else { throw .noFace(analysis.input.video, frames: analysis.frames.count) }
+        let full = try fullResolution(analysis, index: index)
+        do {
+            if cropped {
+                let plan = try cropper.plan(full, options: crop)
+                return (try cropper.write(full, crop: plan.rect, to: output, options: crop), plan)
+            }
+            var whole = crop
+            whole.size = nil
+            let rect = PixelRect(x: 0, y: 0, width: full.size.width, height: full.size.height)
+            return (try cropper.write(full, crop: rect, to: output, options: whole), nil)
+        } catch {
+            throw .image(error)
+        }
+    }
+
+    /// Registration only, for `facecrop stability`: every frame (or the sampled ones) with its shift from the
+    /// previous one and whether the scene is stable.
+    /// Shifts are in pixels of frames whose long side is `analysisSize`.
+    public static func stability(
+        _ input: String, options: VideoOptions, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels
+    ) throws(VideoError) -> StabilityReport {
+        let resolved = try resolve(input, includeStill: false)
+        let decoder = try open(resolved.video, options: options, maxPixels: maxPixels)
+        let info = decoder.info
+        let size = Self.analysisSize(for: info, longSide: analysisSize)
+        var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+        var rows: [StabilityFrame] = []
+        var previous: VideoFrame?
+        let times = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        _ = try forEachFrame(decoder, times: times, limit: options.maxFrames, size: size) { (frame) throws(VideoError) in
+            var row = StabilityFrame(index: rows.count, time: frame.time.rounded(4), stable: false)
+            if let previous {
+                let measured = try Registration.shift(from: previous, to: frame)
+                tracker.add(measured.shift)
+                row.shift = Shift(x: measured.shift.x.rounded(3), y: measured.shift.y.rounded(3))
+                row.response = measured.response.rounded(4)
+                row.drift = tracker.drift.manhattan.rounded(3)
+            }
+            row.stable = tracker.isStable
+            previous = frame
+            rows.append(row)
+        }
+        return StabilityReport(
+            input: input, video: info, analysis: SizeInfo(width: size.width, height: size.height),
+            threshold: options.stabilityThreshold, history: options.historyLength, frames: rows)
+    }
+}
+
+public struct SizeInfo: Codable, Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+}
+
+/// `facecrop stability --json`.
+public struct StabilityReport: Codable, Sendable {
+    public var version = FaceCropper.version
+    public var input: String
+    public var video: VideoInfo
+    /// Size of the analysed frames: shifts are in these pixels.
+    public var analysis: SizeInfo
+    public var threshold: Double
+    public var history: Int
+    public var frames: [StabilityFrame]
+}
+
+public struct StabilityFrame: Codable, Sendable, Hashable {
+    public var index: Int
+    public var time: Double
+    /// Translation from the previous analysed frame (absent for the first).
+    public var shift: Shift?
+    /// Phase-correlation peak, 0...1.
+    public var response: Double?
+    /// Manhattan length of the summed shifts over the window.
+    public var drift: Double?
+    public var stable: Bool
+}
+
+extension BestFrameFinder {
+    /// Fails early (before any decoding) when `output` cannot be written: extension, folder, not the input.
+    public static func checkOutput(_ output: String, input: String) throws(VideoError) {
+        do { try OutputCheck.writable(output, input: input) } catch { throw .image(error) }
+    }
+
+    /// The `--json` report.
+    public func report(_ analysis: VideoAnalysis, output: OutputInfo? = nil, crop: CropInfo? = nil) -> BestFrameReport {
+        let chosen = analysis.chosenIndex
+        let frames = analysis.frames.enumerated().map { i, f in
+            FrameReport(
+                index: i, source: f.isStill ? "still" : "video", time: f.time?.rounded(4),
+                faces: zip(f.faces, f.quality).map { face, q in
+                    FrameFaceReport(
+                        boundingBox: face.boundingBox.rounded(6), confidence: face.confidence.rounded(4), score: q.score.rounded(4),
+                        components: q.components.mapValues { $0.rounded(4) })
+                },
+                score: analysis.scores[i]?.rounded(4), shift: f.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
+                response: f.response?.rounded(4), drift: f.drift?.manhattan.rounded(3), stable: f.stable, chosen: i == chosen)
+        }
+        var chosenInfo: ChosenFrame?
+        let outcome: String
+        switch analysis.choice {
+        case .chosen(let index, let reason):
+            outcome = "chosen"
+            let f = analysis.frames[index]
+            chosenInfo = ChosenFrame(index: index, source: f.isStill ? "still" : "video", time: f.time?.rounded(4), score: analysis.scores[index]?.rounded(4) ?? 0, reason: reason)
+        case .noFace: outcome = "noFace"
+        case .noStableFace: outcome = "noStableFace"
+        }
+        var timings = analysis.timings
+        timings.analyse = timings.analyse.rounded(2)
+        timings.decodeWait = timings.decodeWait.rounded(2)
+        timings.write = timings.write.rounded(2)
+        timings.total = timings.total.rounded(2)
+        return BestFrameReport(
+            input: analysis.input, video: analysis.info,
+            analysis: VideoAnalysisInfo(
+                width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: cropper.detector.kind,
+                threshold: cropper.threshold, mode: options.everyFrame ? "every-frame" : "sampled",
+                requested: options.everyFrame ? nil : options.frames),
+            stability: StabilitySettings(threshold: options.stabilityThreshold, history: options.historyLength, stableOnly: options.stableOnly),
+            frames: frames, outcome: outcome, chosen: chosenInfo, crop: crop, output: output, timings: timings)
+    }
+}
+
+/// `facecrop best-frame --json` (schema in README).
+public struct BestFrameReport: Codable, Sendable {
+    public var version = FaceCropper.version
+    public var input: VideoInput
+    public var video: VideoInfo
+    public var analysis: VideoAnalysisInfo
+    public var stability: StabilitySettings
+    public var frames: [FrameReport]
+    /// "chosen", "noFace" or "noStableFace".
+    public var outcome: String
+    public var chosen: ChosenFrame?
+    public var crop: CropInfo?
+    public var output: OutputInfo?
+    public var timings: VideoTimings
+}
+
+public struct VideoAnalysisInfo: Codable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var detector: DetectorKind
+    public var threshold: Double
+    /// "sampled" or "every-frame".
+    public var mode: String
+    /// Frames asked for in sampled mode.
+    public var requested: Int?
+}
+
+public struct StabilitySettings: Codable, Sendable {
+    public var threshold: Double
+    public var history: Int
+    public var stableOnly: Bool
+}
+
+public struct FrameReport: Codable, Sendable {
+    public var index: Int
+    /// "video" or "still".
+    public var source: String
+    public var time: Double?
+    public var faces: [FrameFaceReport]
+    /// Frame score (absent without a face).
+    public var score: Double?
+    public var shift: Shift?
+    public var response: Double?
+    public var drift: Double?
+    public var stable: Bool?
+    public var chosen: Bool
+}
+
+public struct FrameFaceReport: Codable, Sendable {
+    /// Vision-style: normalized 0...1, origin bottom-left.
+    public var boundingBox: Rect
+    public var confidence: Double
+    public var score: Double
+    public var components: [String: Double]
+}
+
+public struct ChosenFrame: Codable, Sendable {
+    public var index: Int
+    public var source: String
+    public var time: Double?
+    public var score: Double
+    public var reason: String
+}
