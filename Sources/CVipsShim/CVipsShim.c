@@ -191,11 +191,12 @@ int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height) {
     return rc;
 }
 
-int fc_image_from_rgb(const uint8_t *rgb, int width, int height, FCImage **out) {
-    *out = vips_image_new_from_memory_copy(rgb, (size_t)width * height * 3, width, height, 3, VIPS_FORMAT_UCHAR);
-    if (!*out) return -1;
-    (*out)->Type = VIPS_INTERPRETATION_sRGB;
-    return 0;
+int fc_from_rgb8(const uint8_t *rgb, int width, int height, FCImage **out) {
+    VipsImage *raw = vips_image_new_from_memory_copy(rgb, (size_t)width * height * 3, width, height, 3, VIPS_FORMAT_UCHAR);
+    if (!raw) return -1;
+    int rc = vips_copy(raw, out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    g_object_unref(raw);
+    return rc;
 }
 
 int fc_extract(FCImage *in, int left, int top, int width, int height, FCImage **out) {

@@ -241,7 +241,7 @@ public struct BatchRunner: Sendable {
                     return BatchRecord(input: input.path, status: .skipped, faces: old.faces, outputs: outputs)
                 }
             }
-            let analysis = try cropper.analyze(input.path)
+            let analysis = try cropper.screen(cropper.analyze(input.path), minimum: settings.crop.minQuality)
             if !settings.dryRun { try Self.makeDirectories(folder) }
             var outputs = [BatchOutput]()
             for spec in settings.specs {

@@ -204,11 +204,7 @@ public struct BestFrameFinder: Sendable {
             var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
             do { result.quality = try quality.assess(small) } catch { throw .image(error) }
             if options.keepFrames {
-                do {
-                    result.frame = try full.preview.withRGB8 { rgb, w, h in
-                        VideoFrame(width: w, height: h, pixels: Array(UnsafeBufferPointer(start: rgb, count: w * h * 3)), time: 0)
-                    }
-                } catch { throw .image(.imageProcessing("\(error)")) }
+                do { result.frame = VideoFrame(image: try RGBImage(full.preview), time: 0) } catch { throw .image(.imageProcessing(error.message)) }
             }
             frames.append(result)
             still = full
@@ -226,8 +222,8 @@ public struct BestFrameFinder: Sendable {
     func analyzeFrame(_ frame: VideoFrame, path: String) throws(VideoError) -> Analysis {
         let size = ImageSize(width: frame.width, height: frame.height)
         do {
-            let image = try VipsImage.fromRGB(frame.pixels, width: frame.width, height: frame.height)
-            let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
+            let image = try frame.image.vipsImage
+            let detected = try frame.image.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
                 try cropper.detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, threshold: cropper.threshold)
             }
             let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
@@ -255,7 +251,7 @@ public struct BestFrameFinder: Sendable {
         }
         let size = ImageSize(width: info.width, height: info.height)
         let image: VipsImage
-        do { image = try VipsImage.fromRGB(frame.pixels, width: frame.width, height: frame.height) } catch {
+        do { image = try frame.image.vipsImage } catch {
             throw .image(.imageProcessing(error.message))
         }
         return Analysis(

@@ -25,10 +25,7 @@ enum InputCheck {
 enum OutputCheck {
     @discardableResult
     static func writable(_ path: String, input: String) throws(FaceCropError) -> ImageFormat {
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), let format = ImageFormat(pathExtension: String(name[name.index(after: dot)...])) else {
-            throw .unsupportedOutputFormat(path)
-        }
+        guard let format = ImageFormat(path: path) else { throw .unsupportedOutputFormat(path) }
         guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(path) }
         if sameFile(path, input) { throw .outputSameAsInput(path) }
         let dir = directory(of: path)

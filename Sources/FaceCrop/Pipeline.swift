@@ -27,6 +27,8 @@ public struct CropOptions: Sendable {
     public var size: OutputSize?
     public var quality: Int?
     public var strip = false
+    /// Faces whose capture quality is below this are treated as absent (needs `FaceCropper.qualityAnalyzer`).
+    public var minQuality: Double?
     public init() {}
 }
 
@@ -42,6 +44,10 @@ public struct Analysis: Sendable {
     public var faces: [FaceObservation]
     public var analysisSize: ImageSize
     public var timings = Timings()
+    /// Capture quality of `faces`, when it was measured (`--min-quality`).
+    public var quality: [CaptureQuality]?
+    /// Faces found but set aside by `--min-quality`, with their capture quality.
+    public var ignoredFaces: [(face: FaceObservation, quality: CaptureQuality)] = []
     /// The shrunk upright image the detector saw (kept for libvips' attention fallback).
     let preview: VipsImage
     /// The whole image decoded in memory (stored orientation) when it fit `FaceCropper.singlePassBytes`.
@@ -67,6 +73,8 @@ public struct FaceCropper: Sendable {
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
     public var singlePassBytes = 64 << 20
+    /// Scores faces for `CropOptions.minQuality`.
+    public var qualityAnalyzer: QualityAnalyzer?
 
     public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels) {
         self.detector = detector
@@ -151,6 +159,25 @@ public struct FaceCropper: Sendable {
         analysis.timings.load = Self.ms(start, loaded)
         analysis.timings.detect = Self.ms(loaded, .now)
         return analysis
+    }
+
+    /// `--min-quality`: faces scoring below `minimum` move to `ignoredFaces`, as if they had not been found.
+    /// Without a minimum (or without faces) the analysis is returned as it is.
+    public func screen(_ analysis: Analysis, minimum: Double?) throws(FaceCropError) -> Analysis {
+        guard let minimum, !analysis.faces.isEmpty else { return analysis }
+        guard let analyzer = qualityAnalyzer else { preconditionFailure("--min-quality needs FaceCropper.qualityAnalyzer") }
+        var screened = analysis
+        screened.faces = []
+        screened.quality = []
+        for (face, quality) in zip(analysis.faces, try analyzer.assess(analysis)) {
+            if quality.score >= minimum {
+                screened.faces.append(face)
+                screened.quality?.append(quality)
+            } else {
+                screened.ignoredFaces.append((face, quality))
+            }
+        }
+        return screened
     }
 
     /// Haar reports weak duplicates and textures as faces; one far below the best blew crops up to the
@@ -264,7 +291,7 @@ public struct FaceCropper: Sendable {
     public func run(_ input: String, output: String?, options: CropOptions) throws(FaceCropError) -> CropReport {
         let start = ContinuousClock.now
         if let output { _ = try OutputCheck.writable(output, input: input) }
-        var analysis = try analyze(input)
+        var analysis = try screen(analyze(input), minimum: options.minQuality)
         let planStart = ContinuousClock.now
         let crop = try plan(analysis, options: options)
         analysis.timings.plan = Self.ms(planStart, .now)
@@ -280,19 +307,23 @@ public struct FaceCropper: Sendable {
 
     public func report(_ analysis: Analysis, crop: CropInfo?, output: OutputInfo?, quality: [CaptureQuality]? = nil) -> CropReport {
         let size = analysis.size
-        let faces = analysis.faces.enumerated().map { i, f in
+        func faceReport(_ f: FaceObservation, _ quality: CaptureQuality?) -> FaceReport {
             FaceReport(
                 boundingBox: f.boundingBox.rounded(6), rect: f.boundingBox(in: size).rounded(2), confidence: f.confidence.rounded(4),
                 landmarks: f.landmarks.map { FaceLandmarks($0.allPoints.map { $0.rounded(6) }) },
                 landmarkPoints: f.landmarks.map { FaceLandmarks($0.points(in: size).map { $0.rounded(2) }) },
-                quality: quality?[i])
+                quality: quality)
         }
+        let quality = quality ?? analysis.quality
+        let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality?[i]) }
+        let ignored = analysis.ignoredFaces.map { faceReport($0.face, $0.quality) }
         var timings = analysis.timings
         for k in [\Timings.load, \.detect, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
         return CropReport(
             input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
             analysis: AnalysisInfo(width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold),
-            faces: faces, crop: crop, output: output, quality: quality.flatMap(ImageQuality.init), timings: timings)
+            faces: faces, ignoredFaces: ignored.isEmpty ? nil : ignored, crop: crop, output: output, quality: quality.flatMap(ImageQuality.init),
+            timings: timings)
     }
 
     public static func ms(_ a: ContinuousClock.Instant, _ b: ContinuousClock.Instant) -> Double {

@@ -6,6 +6,8 @@ public struct CropReport: Codable, Sendable {
     public var input: InputInfo
     public var analysis: AnalysisInfo
     public var faces: [FaceReport]
+    /// Faces found but treated as absent because their capture quality is below `--min-quality`.
+    public var ignoredFaces: [FaceReport]?
     public var crop: CropInfo?
     public var output: OutputInfo?
     /// Mean, min and max capture quality over the faces (with `detect --quality`).

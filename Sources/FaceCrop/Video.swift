@@ -71,12 +71,12 @@ public struct VideoInfo: Codable, Sendable, Hashable {
     public var codec: String
 }
 
-/// One decoded frame: packed 8-bit RGB in display orientation, with its time in seconds.
+/// One decoded frame in display orientation, with its time in seconds.
 public struct VideoFrame: Sendable {
-    public var width: Int
-    public var height: Int
-    public var pixels: [UInt8]
+    public var image: RGBImage
     public var time: Double
+    public var width: Int { image.width }
+    public var height: Int { image.height }
 }
 
 /// An open video. Not thread-safe: one caller at a time (the best-frame pipeline hands it from one decoding
@@ -112,7 +112,7 @@ final class VideoDecoder: @unchecked Sendable {
         }
         if rc == CV_END { return nil }
         guard rc == CV_OK else { throw Self.error(rc, path: path, message: cString(error)) }
-        return VideoFrame(width: width, height: height, pixels: pixels, time: frameTime)
+        return VideoFrame(image: RGBImage(width: width, height: height, pixels: pixels), time: frameTime)
     }
 
     private static func error(_ rc: Int, path: String, message: String) -> VideoError {
@@ -134,8 +134,8 @@ enum Registration {
     static func shift(from previous: VideoFrame, to current: VideoFrame) throws(VideoError) -> (shift: Shift, response: Double) {
         var dx = 0.0, dy = 0.0, response = 0.0
         var error = [CChar](repeating: 0, count: 512)
-        let rc = previous.pixels.withUnsafeBufferPointer { a in
-            current.pixels.withUnsafeBufferPointer { b in
+        let rc = previous.image.pixels.withUnsafeBufferPointer { a in
+            current.image.pixels.withUnsafeBufferPointer { b in
                 cfd_phase_correlate(a.baseAddress, b.baseAddress, Int32(current.width), Int32(current.height), &dx, &dy, &response, &error, error.count)
             }
         }

@@ -40,6 +40,13 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// From the extension of a path's last component ("out/a.b.png" → png); nil without a known one.
+    public init?(path: String) {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: ".") else { return nil }
+        self.init(pathExtension: String(name[name.index(after: dot)...]))
+    }
+
     var shimFormat: FCFormat {
         switch self {
         case .jpeg: FC_JPEG
@@ -91,11 +98,6 @@ final class VipsImage: @unchecked Sendable {
     /// Opens a file (header now, pixels on demand). shrink > 1: JPEG shrink-on-load.
     static func open(_ path: String, sequential: Bool, shrink: Int = 1) throws(VipsError) -> VipsImage {
         try make { fc_open(path, sequential ? 1 : 0, 1, Int32(shrink), $0) }
-    }
-
-    /// An sRGB image holding a copy of packed 8-bit RGB pixels.
-    static func fromRGB(_ pixels: [UInt8], width: Int, height: Int) throws(VipsError) -> VipsImage {
-        try make { out in pixels.withUnsafeBufferPointer { fc_image_from_rgb($0.baseAddress, Int32(width), Int32(height), out) } }
     }
 
     /// Decodes into a box with shrink-on-load, upright.

@@ -80,7 +80,7 @@ struct Batch: ParsableCommand {
         if specs.isEmpty { specs = [OutputSpec(aspect: .ratio(width: 1, height: 1), size: nil)] }
         let key = [
             "size=\(size)", "aspect=\(aspect)", "margin=\(common.margin)", "strategy=\(common.strategy)", "noFace=\(common.noFace)",
-            "quality=\(common.quality.map(String.init) ?? "")", "strip=\(common.strip)", "format=\(format)", "name=\(name)",
+            "quality=\(common.quality.map(String.init) ?? "")", "minQuality=\(common.minQuality.map { String($0) } ?? "")", "strip=\(common.strip)", "format=\(format)", "name=\(name)",
             "detector=\(detection.detector)", "threshold=\(detection.threshold.map { String($0) } ?? "")",
             "detectSize=\(detection.detectSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
         ].joined(separator: " ")
@@ -107,7 +107,7 @@ struct Batch: ParsableCommand {
             throw ExitCode(64)
         }
         let chosen = shardIndex.map { BatchInputs.shard(all, index: $0.index, count: $0.count) } ?? all
-        let runner = BatchRunner(cropper: try detection.makeCropper(), settings: settings)
+        let runner = BatchRunner(cropper: try detection.makeCropper(quality: settings.crop.minQuality != nil), settings: settings)
         if !dryRun { _ = runner.removeStaleTemporaryFiles() }
 
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)

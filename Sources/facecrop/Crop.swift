@@ -31,12 +31,10 @@ struct Crop: ParsableCommand {
     func validate() throws {
         _ = try cropOptions()
         if output == nil && !dryRun { throw ValidationError("Missing expected option '-o <output>' (or use --dry-run).") }
-        if let output, !dryRun {
+        if let output, !dryRun, ImageFormat(path: output) == nil {
             let name = output.split(separator: "/").last.map(String.init) ?? output
             let ext = name.contains(".") ? String(name.split(separator: ".").last!) : ""
-            guard ImageFormat(pathExtension: ext) != nil else {
-                throw ValidationError("Unsupported output extension '.\(ext)' in '\(output)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
-            }
+            throw ValidationError("Unsupported output extension '.\(ext)' in '\(output)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
         }
     }
 
@@ -76,7 +74,7 @@ struct Crop: ParsableCommand {
     func run() throws {
         Interruption.install()
         let options = try cropOptions()
-        let cropper = try detection.makeCropper()
+        let cropper = try detection.makeCropper(quality: options.minQuality != nil)
         let report = try reportingErrors { () throws(FaceCropError) in
             try cropper.run(input, output: dryRun ? nil : output, options: options)
         }
@@ -94,7 +92,9 @@ struct Crop: ParsableCommand {
     static func summary(_ r: CropReport) -> String {
         guard let crop = r.crop else { return r.input.path }
         let c = crop.rect
-        var line = "\(r.input.path): \(r.faces.count) face\(r.faces.count == 1 ? "" : "s"), crop \(c.width)x\(c.height)+\(c.x)+\(c.y)"
+        var line = "\(r.input.path): \(r.faces.count) face\(r.faces.count == 1 ? "" : "s")"
+        if let ignored = r.ignoredFaces { line += " (\(ignored.count) more below --min-quality)" }
+        line += ", crop \(c.width)x\(c.height)+\(c.x)+\(c.y)"
         if let fallback = crop.fallback { line += " (no face: \(fallback.rawValue))" }
         if let out = r.output { line += " -> \(out.path) (\(out.width)x\(out.height))" }
         return line

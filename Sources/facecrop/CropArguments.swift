@@ -18,6 +18,9 @@ struct CropArguments: ParsableArguments {
     @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the output.")
     var strip = false
 
+    @Option(help: "Treat faces whose capture quality (0...1, see 'detect --quality') is below this as absent.")
+    var minQuality: Double?
+
     func validate() throws { _ = try options() }
 
     /// The shared part of the library's options; aspect and size are the caller's.
@@ -26,6 +29,12 @@ struct CropArguments: ParsableArguments {
         options.strategy = strategy
         options.noFace = noFace
         options.strip = strip
+        if let minQuality {
+            guard (0...1).contains(minQuality) else {
+                throw ValidationError("Expected a number between 0 and 1 for --min-quality but received '\(minQuality)'.")
+            }
+            options.minQuality = minQuality
+        }
         guard let margin = Margin(self.margin) else {
             throw ValidationError("Expected a number of pixels (200) or a percentage (40%) for --margin but received '\(self.margin)'.")
         }

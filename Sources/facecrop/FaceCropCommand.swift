@@ -14,7 +14,7 @@ struct FaceCropCommand: ParsableCommand {
             or unreadable, 73 output cannot be created, 1 any other error.
             """,
         version: FaceCropper.version,
-        subcommands: [Crop.self, Detect.self, Batch.self, Rank.self, BestFrame.self, Stability.self],
+        subcommands: [Crop.self, Detect.self, Batch.self, Rank.self, Annotate.self, BestFrame.self, Stability.self],
         defaultSubcommand: Crop.self
     )
 }
@@ -52,14 +52,17 @@ struct DetectionOptions: ParsableArguments {
         guard maxPixels > 0 else { throw ValidationError("Expected a positive integer for --max-pixels but received '\(maxPixels)'.") }
     }
 
-    func makeCropper() throws -> FaceCropper {
+    /// The cropper; `quality` also loads the capture quality models (for --min-quality).
+    func makeCropper(quality: Bool = false) throws -> FaceCropper {
         // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()
         let kind = detector, model = model
         let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
         try? vipsStart.value()
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
-        return FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+        var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
+        if quality { cropper.qualityAnalyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() } }
+        return cropper
     }
 }
 
@@ -77,9 +80,6 @@ func printError(_ line: String) {
     let text = line + "\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
 }
-
-/// Scores for people: three decimals.
-func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
 
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()

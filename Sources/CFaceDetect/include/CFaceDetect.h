@@ -64,6 +64,16 @@ int cfd_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char
 /// frames have little in common). Returns 0, or -1 with a message in `error`.
 int cfd_phase_correlate(const uint8_t *previous, const uint8_t *current, int width, int height, double *dx, double *dy,
                         double *response, char *error, size_t error_size);
+/// Drawing in place on packed 8-bit RGB, origin top-left, antialiased; colours as {R, G, B}. Return 0 or -1.
+/// A polyline of one point is drawn as a dot.
+int cfd_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,
+                      const uint8_t colour_rgb[3], int thickness);
+int cfd_fill_rect(uint8_t *rgb, int width, int height, int x, int y, int w, int h, const uint8_t colour_rgb[3]);
+/// Text in OpenCV's Hershey simplex font (ASCII only), its top-left corner at (x, y).
+int cfd_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, int y, double scale, int thickness,
+                  const uint8_t colour_rgb[3]);
+/// The size that text takes: width, height above the baseline, and the depth below it.
+void cfd_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline);
 
 /// Size in bytes of the YuNet model built into the library.
 size_t cfd_builtin_model_size(void);

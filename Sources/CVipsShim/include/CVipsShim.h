@@ -58,8 +58,8 @@ char *fc_interpretation(FCImage *image);
 /// Decodes to packed 8-bit RGB (alpha flattened on white). *out is g_malloc'ed: free with fc_free.
 int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height);
 
-/// An sRGB image holding a copy of packed 8-bit RGB pixels (e.g. a decoded video frame).
-int fc_image_from_rgb(const uint8_t *rgb, int width, int height, FCImage **out);
+/// An sRGB image holding a copy of packed 8-bit RGB pixels.
+int fc_from_rgb8(const uint8_t *rgb, int width, int height, FCImage **out);
 
 int fc_extract(FCImage *in, int left, int top, int width, int height, FCImage **out);
 /// Resizes to exactly width x height (lanczos3), fixing libvips' rounding by a pixel if needed.

@@ -1,0 +1,74 @@
+// Drawing on packed 8-bit RGB buffers for annotated pictures and contact sheets: OpenCV's antialiased
+// lines and its built-in Hershey font (no font files, the same pixels on every machine). Colours are
+// given as R, G, B and written in that order. try/catch at every entry.
+#include "CFaceDetect.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <vector>
+
+namespace {
+
+cv::Mat wrap(uint8_t *rgb, int width, int height) { return cv::Mat(height, width, CV_8UC3, rgb); }
+cv::Scalar colour(const uint8_t c[3]) { return cv::Scalar(c[0], c[1], c[2]); }
+
+// Sub-pixel coordinates: OpenCV takes fixed point with `shift` fractional bits.
+constexpr int shift = 4;
+cv::Point fixed(float x, float y) { return cv::Point(cvRound(x * (1 << shift)), cvRound(y * (1 << shift))); }
+
+template <typename F> int guarded(F body) {
+    try {
+        body();
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+} // namespace
+
+extern "C" int cfd_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,
+                                 const uint8_t colour_rgb[3], int thickness) {
+    return guarded([&] {
+        if (count <= 0) return;
+        cv::Mat image = wrap(rgb, width, height);
+        std::vector<cv::Point> points;
+        for (int i = 0; i < count; i++) points.push_back(fixed(xy[2 * i], xy[2 * i + 1]));
+        if (count == 1) {
+            cv::circle(image, points[0], (thickness + 1) << shift, colour(colour_rgb), cv::FILLED, cv::LINE_AA, shift);
+        } else {
+            cv::polylines(image, points, closed != 0, colour(colour_rgb), thickness, cv::LINE_AA, shift);
+        }
+    });
+}
+
+extern "C" int cfd_fill_rect(uint8_t *rgb, int width, int height, int x, int y, int w, int h, const uint8_t colour_rgb[3]) {
+    return guarded([&] {
+        cv::Mat image = wrap(rgb, width, height);
+        cv::rectangle(image, cv::Rect(x, y, w, h), colour(colour_rgb), cv::FILLED);
+    });
+}
+
+extern "C" void cfd_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline) {
+    try {
+        int base = 0;
+        cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thickness, &base);
+        *width = size.width;
+        *height = size.height;
+        *baseline = base + thickness;
+    } catch (...) {
+        *width = *height = *baseline = 0;
+    }
+}
+
+extern "C" int cfd_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, int y, double scale,
+                             int thickness, const uint8_t colour_rgb[3]) {
+    return guarded([&] {
+        cv::Mat image = wrap(rgb, width, height);
+        int base = 0;
+        cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thickness, &base);
+        cv::putText(image, text, cv::Point(x, y + size.height), cv::FONT_HERSHEY_SIMPLEX, scale, colour(colour_rgb),
+                    thickness, cv::LINE_AA);
+    });
+}

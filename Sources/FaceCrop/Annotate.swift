@@ -1,0 +1,70 @@
+import FaceCropCore
+
+/// Pictures of what facecrop saw: face boxes coloured by capture quality, landmark outlines, each face's
+/// score, and the planned crop.
+public enum Annotator {
+    /// Draws on `image`, a picture of the whole upright image at any scale.
+    public static func draw(
+        _ analysis: Analysis, quality: [CaptureQuality]? = nil, crop: PixelRect? = nil, on image: RGBImage
+    ) -> RGBImage {
+        var picture = image
+        let size = ImageSize(width: image.width, height: image.height)
+        let longSide = Double(max(size.width, size.height))
+        let thickness = max(1, Int((longSide / 600).rounded()))
+        let scale = max(0.35, longSide / 2000)
+        let textThickness = max(1, Int((scale * 1.6).rounded()))
+        if let crop {
+            let sx = Double(size.width) / Double(analysis.size.width), sy = Double(size.height) / Double(analysis.size.height)
+            let r = crop.rect
+            picture.stroke(Rect(x: r.x * sx, y: r.y * sy, width: r.width * sx, height: r.height * sy), colour: .crop, thickness: thickness + 1)
+        }
+        let ignored = analysis.ignoredFaces.map { (face: $0.face, score: Optional($0.quality.score), colour: Colour.ignored) }
+        let faces = analysis.faces.enumerated().map { i, face in
+            (face: face, score: quality?[i].score, colour: quality.map { Colour.forScore($0[i].score) } ?? .good)
+        }
+        for (i, (face, score, colour)) in (faces + ignored).enumerated() {
+            let box = face.boundingBox(in: size)
+            picture.stroke(box, colour: colour, thickness: thickness)
+            if let points = face.landmarks?.points(in: size) {
+                for p in points { picture.stroke([p], closed: false, colour: .landmarks, thickness: thickness) }
+            }
+            var text = score.map { "#\(i + 1) \(threeDecimals($0))" } ?? "#\(i + 1)"
+            if i >= faces.count { text += " ignored" }
+            let height = RGBImage.textSize(text, scale: scale, thickness: textThickness).height + 2 * thickness
+            // Above the box when there is room, else inside its top edge.
+            let y = Int(box.minY) - height >= 0 ? Int(box.minY) - height : Int(box.minY)
+            picture.label(text, x: Int(box.minX), y: y, scale: scale, colour: .black, background: colour, thickness: textThickness, padding: thickness)
+        }
+        return picture
+    }
+
+    /// A small picture of the analysed image (the detector's copy) with the faces drawn: for contact sheets.
+    public static func thumbnail(_ analysis: Analysis, quality: [CaptureQuality]? = nil, box: Int) throws(FaceCropError) -> RGBImage {
+        let preview: RGBImage
+        do { preview = try RGBImage(analysis.preview) } catch { throw .imageProcessing(error.message) }
+        return draw(analysis, quality: quality, on: try preview.fitting(box))
+    }
+}
+
+/// Scores for people: three decimals.
+public func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
+
+extension FaceCropper {
+    /// `facecrop annotate`: the input drawn on by `Annotator` (its long side at most `maxSide`), written
+    /// atomically to `output`. Without `qualityAnalyzer` no capture quality is shown; `crop` nil skips the
+    /// crop rect (faces below its `minQuality` are drawn grey).
+    public func annotate(_ input: String, to output: String, crop: CropOptions?, maxSide: Int, quality: Int? = nil) throws(FaceCropError) -> CropReport {
+        let start = ContinuousClock.now
+        let format = try OutputCheck.writable(output, input: input)
+        var analysis = try screen(analyze(input), minimum: crop?.minQuality)
+        var scores = analysis.quality
+        if scores == nil { scores = try qualityAnalyzer?.assess(analysis) }
+        let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
+        let writeStart = ContinuousClock.now
+        let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage.load(input, fitting: maxSide))
+        try picture.write(to: output, quality: quality)
+        analysis.timings.write = Self.ms(writeStart, .now)
+        analysis.timings.total = Self.ms(start, .now)
+        return report(analysis, crop: plan, output: OutputInfo(path: output, width: picture.width, height: picture.height, format: format), quality: scores)
+    }
+}

@@ -1,0 +1,148 @@
+// Pictures for people: packed RGB images drawn on with CFaceDetect's OpenCV drawing (antialiased lines,
+// the Hershey font), read from and written to files with libvips.
+import CFaceDetect
+import CVipsShim
+import FaceCropCore
+
+/// An 8-bit colour.
+public struct Colour: Hashable, Sendable {
+    public var r, g, b: UInt8
+    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) { (self.r, self.g, self.b) = (r, g, b) }
+
+    public static let white = Colour(255, 255, 255)
+    public static let black = Colour(0, 0, 0)
+    public static let good = Colour(46, 204, 64)  // green
+    public static let fair = Colour(255, 176, 0)  // amber
+    public static let poor = Colour(230, 40, 40)  // red
+    public static let landmarks = Colour(0, 200, 255)  // cyan
+    public static let crop = Colour(255, 0, 200)  // magenta
+    public static let ignored = Colour(160, 160, 160)  // grey: below --min-quality
+
+    /// Green, amber or red for a capture quality score.
+    public static func forScore(_ score: Double) -> Colour { score >= 0.6 ? .good : score >= 0.3 ? .fair : .poor }
+
+    var components: [UInt8] { [r, g, b] }
+}
+
+/// Packed 8-bit RGB pixels, origin top-left, rows without padding.
+public struct RGBImage: Hashable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width > 0 && height > 0 && pixels.count == width * height * 3, "RGBImage: \(pixels.count) bytes for \(width)x\(height)")
+        (self.width, self.height, self.pixels) = (width, height, pixels)
+    }
+
+    public init(width: Int, height: Int, fill: Colour) {
+        self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 3))
+        self.fill(PixelRect(x: 0, y: 0, width: width, height: height), colour: fill)
+    }
+
+    init(_ image: VipsImage) throws(VipsError) {
+        do {
+            self = try image.withRGB8 { rgb, w, h in RGBImage(width: w, height: h, pixels: Array(UnsafeBufferPointer(start: rgb, count: w * h * 3))) }
+        } catch let error as VipsError {
+            throw error
+        } catch {
+            throw VipsError(kind: .other, message: "\(error)")
+        }
+    }
+
+    /// The image upright (EXIF orientation applied), shrunk to fit a `box` x `box` square when larger.
+    public static func load(_ path: String, fitting box: Int) throws(FaceCropError) -> RGBImage {
+        try InputCheck.readableFile(path)
+        do {
+            let header = try VipsImage.open(path, sequential: true)
+            let o = header.orientation.displaySize(storedSize: header.size)
+            return try RGBImage(VipsImage.thumbnail(path, box: min(box, max(o.width, o.height))))
+        } catch {
+            throw FaceCropper.readError(path, error)
+        }
+    }
+
+    var vipsImage: VipsImage {
+        get throws(VipsError) { try pixels.withUnsafeBufferPointer { p throws(VipsError) in try VipsImage.make { fc_from_rgb8(p.baseAddress, Int32(width), Int32(height), $0) } } }
+    }
+
+    /// Resized (lanczos3) so that it fits a `box` x `box` square; unchanged when it already does.
+    public func fitting(_ box: Int) throws(FaceCropError) -> RGBImage {
+        guard max(width, height) > box else { return self }
+        let scale = Double(box) / Double(max(width, height))
+        let w = max(1, Int((Double(width) * scale).rounded())), h = max(1, Int((Double(height) * scale).rounded()))
+        do { return try RGBImage(vipsImage.resized(width: w, height: h)) } catch { throw .imageProcessing(error.message) }
+    }
+
+    /// Writes atomically; the format follows the extension (.png, .jpg, ...).
+    public func write(to path: String, quality: Int? = nil) throws(FaceCropError) {
+        let format = try OutputCheck.writable(path, input: "")
+        do {
+            let image = try vipsImage
+            try AtomicFile.write(to: path) { tmp throws(VipsError) in try image.save(to: tmp, format: format, quality: quality, strip: true) }
+        } catch let error as FaceCropError {
+            throw error
+        } catch let error as VipsError {
+            throw .writeFailed(path, detail: error.message)
+        } catch {
+            throw .writeFailed(path, detail: "\(error)")
+        }
+    }
+
+    // MARK: Drawing (coordinates in pixels, origin top-left; parts outside the image are clipped)
+
+    /// A line through `points`, closed back to the first when `closed`; a single point is drawn as a dot.
+    public mutating func stroke(_ points: [Point], closed: Bool, colour: Colour, thickness: Int = 2) {
+        let xy = points.flatMap { [Float($0.x), Float($0.y)] }
+        let (w, h) = (width, height)
+        pixels.withUnsafeMutableBufferPointer { p in
+            _ = cfd_draw_polyline(p.baseAddress, Int32(w), Int32(h), xy, Int32(points.count), closed ? 1 : 0, colour.components, Int32(thickness))
+        }
+    }
+
+    public mutating func stroke(_ r: Rect, colour: Colour, thickness: Int = 2) {
+        stroke([Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY), Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)], closed: true, colour: colour, thickness: thickness)
+    }
+
+    public mutating func fill(_ r: PixelRect, colour: Colour) {
+        let (w, h) = (width, height)
+        pixels.withUnsafeMutableBufferPointer { p in
+            _ = cfd_fill_rect(p.baseAddress, Int32(w), Int32(h), Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height), colour.components)
+        }
+    }
+
+    /// The box `text` takes at `scale` (Hershey font: about 22 px tall at scale 1), descenders included.
+    public static func textSize(_ text: String, scale: Double, thickness: Int = 1) -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0, base: Int32 = 0
+        cfd_text_size(ascii(text), scale, Int32(thickness), &w, &h, &base)
+        return (Int(w), Int(h + base))
+    }
+
+    /// Text with its top-left corner at (x, y), on a filled box with `padding` around it when `background`
+    /// is given. Non-ASCII characters are drawn as '?'. Returns the box drawn.
+    @discardableResult
+    public mutating func label(
+        _ text: String, x: Int, y: Int, scale: Double, colour: Colour, background: Colour? = nil, thickness: Int = 1, padding: Int = 0
+    ) -> PixelRect {
+        let size = Self.textSize(text, scale: scale, thickness: thickness)
+        let box = PixelRect(x: x, y: y, width: size.width + 2 * padding, height: size.height + 2 * padding)
+        if let background { fill(box, colour: background) }
+        let (w, h) = (width, height)
+        pixels.withUnsafeMutableBufferPointer { p in
+            _ = cfd_draw_text(p.baseAddress, Int32(w), Int32(h), Self.ascii(text), Int32(x + padding), Int32(y + padding), scale, Int32(thickness), colour.components)
+        }
+        return box
+    }
+
+    /// Copies `image` with its top-left corner at (x, y), clipped to this image.
+    public mutating func paste(_ image: RGBImage, x: Int, y: Int) {
+        let x0 = max(0, x), x1 = min(width, x + image.width)
+        guard x0 < x1 else { return }
+        for row in max(0, y)..<min(height, y + image.height) {
+            let src = ((row - y) * image.width + (x0 - x)) * 3, dst = (row * width + x0) * 3
+            pixels.replaceSubrange(dst..<dst + (x1 - x0) * 3, with: image.pixels[src..<src + (x1 - x0) * 3])
+        }
+    }
+
+    static func ascii(_ text: String) -> String { String(text.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? Character($0) : "?" }) }
+}
