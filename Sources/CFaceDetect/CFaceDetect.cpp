@@ -323,10 +323,9 @@ extern "C" int cfd_phase_correlate(const uint8_t *previous, const uint8_t *curre
                                    double *dy, double *response, char *error, size_t error_size) {
     return guarded(error, error_size, [&] {
         if (!previous || !current || width < 8 || height < 8) throw std::invalid_argument("frames too small to register");
-        auto grey = [&](const uint8_t *rgb) {
-            cv::Mat in(height, width, CV_8UC3, const_cast<uint8_t *>(rgb)), g, f;
-            cv::cvtColor(in, g, cv::COLOR_RGB2GRAY);
-            g.convertTo(f, CV_32F);
+        auto grey = [&](const uint8_t *pixels) {
+            cv::Mat f;
+            cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(pixels)).convertTo(f, CV_32F);
             return f;
         };
         cv::Mat a = grey(previous), b = grey(current), window;

@@ -21,7 +21,8 @@ struct CVVideo {
     int stream_index;
     AVPacket *packet;
     AVFrame *frame;
-    struct SwsContext *sws;
+    struct SwsContext *sws;       // to RGB
+    struct SwsContext *sws_grey;  // to greyscale
     uint8_t *turned;      // scratch for rotated frames
     size_t turned_size;
     int rotation;
@@ -46,6 +47,7 @@ static void set_error(char *error, size_t size, const char *what, int code) {
 void cv_close(CVVideo *v) {
     if (!v) return;
     sws_freeContext(v->sws);
+    sws_freeContext(v->sws_grey);
     av_frame_free(&v->frame);
     av_packet_free(&v->packet);
     avcodec_free_context(&v->codec);
@@ -124,6 +126,16 @@ static int samples_past_end(AVFormatContext *format, AVStream *st) {
     return 0;
 }
 
+/// Whether the file starts like an MP4/QuickTime file (an 'ftyp' box).
+static int is_isobmff(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char head[8] = {0};
+    const size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == sizeof head && memcmp(head + 4, "ftyp", 4) == 0;
+}
+
 int cv_open(const char *path, int threads, CVVideo **out, CVInfo *info, char *error, size_t error_size) {
     *out = NULL;
     memset(info, 0, sizeof *info);
@@ -135,10 +147,10 @@ int cv_open(const char *path, int threads, CVVideo **out, CVInfo *info, char *er
     }
     int rc = avformat_open_input(&v->format, path, NULL, NULL);
     if (rc < 0) {
-        // A cut-off MP4/QuickTime file whose index (moov) was to come at the end fails here too.
         set_error(error, error_size, "no demuxer could read it", rc);
         cv_close(v);
-        return rc == AVERROR_INVALIDDATA ? CV_NOT_A_VIDEO : (rc == AVERROR(ENOMEM) ? CV_FAILED : CV_NOT_A_VIDEO);
+        // A cut-off MP4/QuickTime file whose index (moov) was to come at the end fails here: say so.
+        return rc == AVERROR(ENOMEM) ? CV_FAILED : is_isobmff(path) ? CV_NO_INDEX : CV_NOT_A_VIDEO;
     }
     rc = avformat_find_stream_info(v->format, NULL);
     if (rc < 0) {
@@ -238,20 +250,37 @@ static int seek_is_cheaper(CVVideo *v, double at, double tolerance) {
     return key_time > v->last_time + tolerance;
 }
 
-static int convert(CVVideo *v, int width, int height, uint8_t *rgb, char *error, size_t error_size) {
+/// Turns packed pixels of `bpp` bytes (sw x sh, stored orientation) clockwise by `rotation` into width x height.
+static void turn(const uint8_t *src, int sw, int sh, int bpp, int rotation, uint8_t *dst, int width, int height) {
+    for (int dy = 0; dy < height; dy++) {
+        uint8_t *row = dst + (size_t)dy * width * bpp;
+        for (int dx = 0; dx < width; dx++) {
+            int sx, sy;
+            if (rotation == 90) { sx = dy; sy = sh - 1 - dx; }
+            else if (rotation == 270) { sx = sw - 1 - dy; sy = dx; }
+            else { sx = sw - 1 - dx; sy = sh - 1 - dy; }
+            memcpy(row + dx * bpp, src + ((size_t)sy * sw + sx) * bpp, bpp);
+        }
+    }
+}
+
+/// Scales and converts v->frame into `out` (width x height in display orientation, `format` RGB24 or GRAY8).
+static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat format, int width, int height, uint8_t *out,
+                   char *error, size_t error_size) {
     AVFrame *f = v->frame;
-    const int turn = v->rotation % 180 != 0;
-    const int sw = turn ? height : width, sh = turn ? width : height;  // scaled size, stored orientation
+    const int bpp = format == AV_PIX_FMT_RGB24 ? 3 : 1;
+    const int quarter = v->rotation % 180 != 0;
+    const int sw = quarter ? height : width, sh = quarter ? width : height;  // scaled size, stored orientation
     const int shrinking = sw < f->width || sh < f->height;
-    v->sws = sws_getCachedContext(v->sws, f->width, f->height, f->format, sw, sh, AV_PIX_FMT_RGB24,
-                                  shrinking ? SWS_AREA : SWS_BICUBIC, NULL, NULL, NULL);
-    if (!v->sws) {
+    *context = sws_getCachedContext(*context, f->width, f->height, f->format, sw, sh, format,
+                                    shrinking ? SWS_AREA : SWS_BICUBIC, NULL, NULL, NULL);
+    if (!*context) {
         set_error(error, error_size, "cannot convert its pixel format", 0);
         return CV_FAILED;
     }
-    uint8_t *target = rgb;
+    uint8_t *target = out;
     if (v->rotation) {
-        size_t need = (size_t)sw * sh * 3;
+        size_t need = (size_t)sw * sh * bpp;
         if (v->turned_size < need) {
             uint8_t *p = realloc(v->turned, need);
             if (!p) {
@@ -264,28 +293,16 @@ static int convert(CVVideo *v, int width, int height, uint8_t *rgb, char *error,
         target = v->turned;
     }
     uint8_t *planes[4] = {target, NULL, NULL, NULL};
-    int strides[4] = {sw * 3, 0, 0, 0};
-    sws_scale(v->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
-    if (!v->rotation) return CV_OK;
-    // Turn (sw x sh) into (width x height) clockwise by v->rotation.
-    for (int dy = 0; dy < height; dy++) {
-        uint8_t *row = rgb + (size_t)dy * width * 3;
-        for (int dx = 0; dx < width; dx++) {
-            int sx, sy;
-            if (v->rotation == 90) { sx = dy; sy = sh - 1 - dx; }
-            else if (v->rotation == 270) { sx = sw - 1 - dy; sy = dx; }
-            else { sx = sw - 1 - dx; sy = sh - 1 - dy; }
-            const uint8_t *p = target + ((size_t)sy * sw + sx) * 3;
-            row[dx * 3] = p[0];
-            row[dx * 3 + 1] = p[1];
-            row[dx * 3 + 2] = p[2];
-        }
-    }
+    int strides[4] = {sw * bpp, 0, 0, 0};
+    sws_scale(*context, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
+    if (v->rotation) turn(target, sw, sh, bpp, v->rotation, out, width, height);
     return CV_OK;
 }
 
-int cv_read(CVVideo *v, double at, int width, int height, uint8_t *rgb, double *time, char *error, size_t error_size) {
-    if (!v || width <= 0 || height <= 0 || !rgb) {
+int cv_read(CVVideo *v, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
+            int grey_width, int grey_height, uint8_t *grey, double *time, char *error, size_t error_size) {
+    if (converted) *converted = 0;
+    if (!v || (rgb && (rgb_width <= 0 || rgb_height <= 0)) || (grey && (grey_width <= 0 || grey_height <= 0))) {
         set_error(error, error_size, "invalid arguments", 0);
         return CV_FAILED;
     }
@@ -312,5 +329,14 @@ int cv_read(CVVideo *v, double at, int width, int height, uint8_t *rgb, double *
         if (at < 0 || v->last_time >= at - tolerance) break;
     }
     *time = v->last_time;
-    return convert(v, width, height, rgb, error, error_size);
+    if (grey) {
+        int rc = convert(v, &v->sws_grey, AV_PIX_FMT_GRAY8, grey_width, grey_height, grey, error, error_size);
+        if (rc != CV_OK) return rc;
+    }
+    if (rgb && v->last_time >= rgb_from - tolerance) {
+        int rc = convert(v, &v->sws, AV_PIX_FMT_RGB24, rgb_width, rgb_height, rgb, error, error_size);
+        if (rc != CV_OK) return rc;
+        if (converted) *converted = 1;
+    }
+    return CV_OK;
 }

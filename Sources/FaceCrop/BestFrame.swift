@@ -47,7 +47,7 @@ public struct FrameAnalysis: Sendable {
     public var drift: Shift?
     public var stable: Bool?
     /// The analysed pixels, with `VideoOptions.keepFrames`.
-    public var frame: VideoFrame?
+    public var frame: RGBImage?
 }
 
 /// Everything the choice of a best frame was made from.
@@ -109,11 +109,14 @@ public struct BestFrameFinder: Sendable {
         return VideoInput(video: input, still: includeStill ? firstReadable(siblings(VideoOptions.stillExtensions)) : nil)
     }
 
-    /// The analysed frame size: the video's display aspect, long side `cropper.analysisSize`.
-    static func analysisSize(for info: VideoInfo, longSide: Int) -> ImageSize {
+    /// A frame size of the video's display aspect with this long side.
+    static func frameSize(for info: VideoInfo, longSide: Int) -> ImageSize {
         let scale = Double(longSide) / Double(max(info.width, info.height))
         return ImageSize(width: max(8, Int((Double(info.width) * scale).rounded())), height: max(8, Int((Double(info.height) * scale).rounded())))
     }
+
+    /// Long side of the greyscale frames registered (shifts are then scaled to the analysis scale).
+    static let registrationSide = 256
 
     /// Opens the video and checks it against the limits.
     static func open(_ video: String, options: VideoOptions, maxPixels: Int) throws(VideoError) -> VideoDecoder {
@@ -132,31 +135,81 @@ public struct BestFrameFinder: Sendable {
         return decoder
     }
 
-    /// Decodes the frames to analyse, each at `size`, on a thread of its own one frame ahead of `body`, which
-    /// runs here. Frames whose time repeats the previous one (more samples than frames) are skipped.
-    /// Returns the milliseconds spent waiting for the decoder.
+    /// One registered frame: its translation from the previous frame (in analysis pixels) and the stability
+    /// of the scene there.
+    struct Registered {
+        var frame: VideoFrame
+        var shift: Shift?
+        var response: Double?
+        var drift: Shift?
+        var stable: Bool
+        /// A frame to analyse (a sample, or any frame in every-frame mode).
+        var isSample: Bool
+    }
+
+    /// Decodes frames on a thread of its own, one frame ahead of `body`, which runs here, registers each with
+    /// the one before and tracks stability. Sampled mode (`samples`): each sample comes with the `history`
+    /// frames before it, registered too, so its stability is Apple's test over the frames just before it;
+    /// frames between windows are skipped (decoded only as far as the codec needs). Every-frame mode (nil):
+    /// every frame, at most `limit`. RGB at `rgb` is made for samples only. Returns milliseconds spent
+    /// waiting for the decoder.
     static func forEachFrame(
-        _ decoder: VideoDecoder, times: [Double]?, limit: Int, size: ImageSize, _ body: (VideoFrame) throws(VideoError) -> Void
+        _ decoder: VideoDecoder, samples: [Double]?, options: VideoOptions, rgb: ImageSize?, analysisScale: Double,
+        _ body: (Registered) throws(VideoError) -> Void
     ) throws(VideoError) -> Double {
-        func start(_ k: Int) -> BackgroundTask<VideoFrame?>? {
-            guard k < (times?.count ?? limit) else { return nil }
-            let at = times?[k]
-            return BackgroundTask { try decoder.read(at: at, width: size.width, height: size.height) }
+        let info = decoder.info
+        let fps = info.fps > 0 ? info.fps : 30
+        let tolerance = 0.5 / fps
+        let grey = frameSize(for: info, longSide: registrationSide)
+        let scale = analysisScale / Double(registrationSide)
+        var next = 0, analysed = 0
+        /// What to read after `frame`: (seek to, RGB from), or nil to stop.
+        func plan(after frame: VideoFrame?) -> (at: Double?, rgbFrom: Double)? {
+            guard let samples else { return analysed < options.maxFrames ? (nil, 0) : nil }
+            if let frame, frame.time >= samples[min(next, samples.count - 1)] - tolerance {
+                while next < samples.count, samples[next] <= frame.time + tolerance { next += 1 }
+            }
+            guard next < samples.count else { return nil }
+            let windowStart = samples[next] - Double(options.historyLength) / fps
+            if let frame, frame.time >= windowStart - 1.5 / fps { return (nil, samples[next]) }
+            return (max(0, windowStart), samples[next])
         }
-        var pending = start(0)
-        var k = 0, lastTime = -Double.infinity, waited = 0.0
+        func start(_ request: (at: Double?, rgbFrom: Double)?) -> BackgroundTask<VideoFrame?>? {
+            guard let request else { return nil }
+            return BackgroundTask { try decoder.read(at: request.at, rgbFrom: request.rgbFrom, rgb: rgb, grey: grey) }
+        }
+        var request = plan(after: nil)
+        var pending = start(request)
+        var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+        var previous: VideoFrame?
+        var waited = 0.0
         while let task = pending {
             let waitStart = ContinuousClock.now
-            let next: VideoFrame?
-            do { next = try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
+            let decoded: VideoFrame?
+            do { decoded = try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
             waited += FaceCropper.ms(waitStart, .now)
-            guard let frame = next else { break }
-            k += 1
-            pending = start(k)
-            guard frame.time > lastTime else { continue }
-            lastTime = frame.time
+            guard let frame = decoded else { break }
+            let jumped = request?.at != nil
+            let isSample = samples == nil || frame.time >= (request?.rgbFrom ?? 0) - tolerance
+            if isSample { analysed += 1 }
+            request = plan(after: frame)
+            pending = start(request)
             do {
-                try body(frame)
+                if jumped || previous.map({ frame.time <= $0.time }) == true {
+                    // Not the frame after the previous one: start the history afresh.
+                    tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+                    previous = nil
+                }
+                var registered = Registered(frame: frame, stable: false, isSample: isSample)
+                if let previous {
+                    let measured = try Registration.shift(from: previous, to: frame)
+                    let shift = Shift(x: measured.shift.x * scale, y: measured.shift.y * scale)
+                    tracker.add(shift)
+                    (registered.shift, registered.response, registered.drift) = (shift, measured.response, tracker.drift)
+                }
+                registered.stable = tracker.isStable
+                previous = frame
+                try body(registered)
             } catch {
                 _ = try? pending?.value()  // join the decoder before leaving
                 throw error
@@ -165,32 +218,29 @@ public struct BestFrameFinder: Sendable {
         return waited
     }
 
+    /// The size faces are detected on: the analysis size, halved in every-frame mode (cheap enough to keep up
+    /// with the decoder).
+    func detectionSize(_ info: VideoInfo) -> ImageSize {
+        Self.frameSize(for: info, longSide: options.everyFrame ? max(32, cropper.analysisSize / 2) : cropper.analysisSize)
+    }
+
     /// Analyses the input: every sampled frame registered, searched for faces and scored; then the choice.
     public func analyze(_ input: String) throws(VideoError) -> VideoAnalysis {
         let start = ContinuousClock.now
         let resolved = try Self.resolve(input, includeStill: options.includeStill)
         let decoder = try Self.open(resolved.video, options: options, maxPixels: cropper.maxPixels)
         let info = decoder.info
-        let size = Self.analysisSize(for: info, longSide: cropper.analysisSize)
-        var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+        let size = detectionSize(info)
         var frames: [FrameAnalysis] = []
-        var previous: VideoFrame?
-        let times = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
-        let waited = try Self.forEachFrame(decoder, times: times, limit: options.maxFrames, size: size) { (frame) throws(VideoError) in
-            var result = FrameAnalysis(time: frame.time, isStill: false, faces: [], quality: [])
-            if let previous {
-                let measured = try Registration.shift(from: previous, to: frame)
-                result.shift = measured.shift
-                result.response = measured.response
-                tracker.add(measured.shift)
-                result.drift = tracker.drift
-            }
-            result.stable = tracker.isStable
-            previous = frame
-            let analysis = try analyzeFrame(frame, path: resolved.video)
-            result.faces = analysis.faces
+        let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        let waited = try Self.forEachFrame(decoder, samples: samples, options: options, rgb: size, analysisScale: Double(cropper.analysisSize)) {
+            (r) throws(VideoError) in
+            guard r.isSample, let image = r.frame.image else { return }
+            let analysis = try analyzeFrame(image, path: resolved.video)
+            var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: analysis.faces, quality: [])
+            (result.shift, result.response, result.drift, result.stable) = (r.shift, r.response, r.drift, r.stable)
             do throws(FaceCropError) { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
-            if options.keepFrames { result.frame = frame }
+            if options.keepFrames { result.frame = image }
             frames.append(result)
         }
         var still: Analysis?
@@ -204,7 +254,7 @@ public struct BestFrameFinder: Sendable {
             var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
             do { result.quality = try quality.assess(small) } catch { throw .image(error) }
             if options.keepFrames {
-                do { result.frame = VideoFrame(image: try RGBImage(full.preview), time: 0) } catch { throw .image(.imageProcessing(error.message)) }
+                do throws(VipsError) { result.frame = try RGBImage(full.preview) } catch { throw .image(.imageProcessing(error.message)) }
             }
             frames.append(result)
             still = full
@@ -219,11 +269,11 @@ public struct BestFrameFinder: Sendable {
     }
 
     /// Faces of one in-memory frame at the analysis size, as an `Analysis` the quality analyser can read.
-    func analyzeFrame(_ frame: VideoFrame, path: String) throws(VideoError) -> Analysis {
+    func analyzeFrame(_ frame: RGBImage, path: String) throws(VideoError) -> Analysis {
         let size = ImageSize(width: frame.width, height: frame.height)
         do {
-            let image = try frame.image.vipsImage
-            let detected = try frame.image.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
+            let image = try frame.vipsImage
+            let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
                 try cropper.detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, threshold: cropper.threshold)
             }
             let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
@@ -246,12 +296,12 @@ public struct BestFrameFinder: Sendable {
         if candidate.isStill, let still = analysis.still { return still }
         let decoder = try VideoDecoder(analysis.input.video)
         let info = decoder.info
-        guard let frame = try decoder.read(at: candidate.time ?? 0, width: info.width, height: info.height) else {
+        let size = ImageSize(width: info.width, height: info.height)
+        guard let frame = try decoder.readRGB(at: candidate.time ?? 0, size: size) else {
             throw .decoder("frame at \(candidate.time ?? 0) s could not be decoded again")
         }
-        let size = ImageSize(width: info.width, height: info.height)
         let image: VipsImage
-        do { image = try frame.image.vipsImage } catch {
+        do { image = try frame.vipsImage } catch {
             throw .image(.imageProcessing(error.message))
         }
         return Analysis(
@@ -278,31 +328,22 @@ public struct BestFrameFinder: Sendable {
     }
 
     /// Registration only, for `facecrop stability`: every frame (or the sampled ones) with its shift from the
-    /// previous one and whether the scene is stable.
-    /// Shifts are in pixels of frames whose long side is `analysisSize`.
+    /// previous frame and whether the scene is stable. Shifts are in pixels of frames whose long side is
+    /// `analysisSize`.
     public static func stability(
         _ input: String, options: VideoOptions, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels
     ) throws(VideoError) -> StabilityReport {
         let resolved = try resolve(input, includeStill: false)
         let decoder = try open(resolved.video, options: options, maxPixels: maxPixels)
         let info = decoder.info
-        let size = Self.analysisSize(for: info, longSide: analysisSize)
-        var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+        let size = frameSize(for: info, longSide: analysisSize)
         var rows: [StabilityFrame] = []
-        var previous: VideoFrame?
-        let times = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
-        _ = try forEachFrame(decoder, times: times, limit: options.maxFrames, size: size) { (frame) throws(VideoError) in
-            var row = StabilityFrame(index: rows.count, time: frame.time.rounded(4), stable: false)
-            if let previous {
-                let measured = try Registration.shift(from: previous, to: frame)
-                tracker.add(measured.shift)
-                row.shift = Shift(x: measured.shift.x.rounded(3), y: measured.shift.y.rounded(3))
-                row.response = measured.response.rounded(4)
-                row.drift = tracker.drift.manhattan.rounded(3)
-            }
-            row.stable = tracker.isStable
-            previous = frame
-            rows.append(row)
+        let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        _ = try forEachFrame(decoder, samples: samples, options: options, rgb: nil, analysisScale: Double(analysisSize)) { r throws(VideoError) in
+            guard r.isSample else { return }
+            rows.append(StabilityFrame(
+                index: rows.count, time: r.frame.time.rounded(4), shift: r.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
+                response: r.response?.rounded(4), drift: r.drift?.manhattan.rounded(3), stable: r.stable))
         }
         return StabilityReport(
             input: input, video: info, analysis: SizeInfo(width: size.width, height: size.height),

@@ -9,6 +9,7 @@ public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
     case noVideoStream(String)
     case unsupportedCodec(String, detail: String)
     case truncated(String)
+    case noIndex(String)
     case damaged(String, detail: String)
     case noFrames(String)
     case tooLong(String, seconds: Double, limit: Double)
@@ -26,7 +27,7 @@ public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .noFace, .noStableFace: return 2
-        case .notAVideo, .noVideoStream, .unsupportedCodec, .truncated, .damaged, .noFrames, .tooLong, .tooManyFrames, .frameTooLarge: return 65
+        case .notAVideo, .noVideoStream, .unsupportedCodec, .truncated, .noIndex, .damaged, .noFrames, .tooLong, .tooManyFrames, .frameTooLarge: return 65
         case .stillWithoutVideo: return 66
         case .decoder: return 1
         case .image(let e): return e.exitCode
@@ -39,6 +40,7 @@ public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noVideoStream(let p): return "Input '\(p)' has no video stream."
         case .unsupportedCodec(let p, let detail): return "Input '\(p)' cannot be decoded: \(detail)."
         case .truncated(let p): return "Input '\(p)' is truncated: the file ends before the video data it lists."
+        case .noIndex(let p): return "Input '\(p)' is truncated or damaged: it is an MP4/QuickTime file without its index (the 'moov' box)."
         case .damaged(let p, let detail): return "Input '\(p)' is damaged: \(detail)."
         case .noFrames(let p): return "Input '\(p)' contains no video frames."
         case .tooLong(let p, let s, let limit):
@@ -71,12 +73,13 @@ public struct VideoInfo: Codable, Sendable, Hashable {
     public var codec: String
 }
 
-/// One decoded frame in display orientation, with its time in seconds.
+/// One decoded frame in display orientation, with its time in seconds: in greyscale at the registration
+/// size, and in RGB at the analysis size when it is a frame to analyse.
 public struct VideoFrame: Sendable {
-    public var image: RGBImage
     public var time: Double
-    public var width: Int { image.width }
-    public var height: Int { image.height }
+    public var image: RGBImage?
+    public var grey: [UInt8]
+    public var greySize: ImageSize
 }
 
 /// An open video. Not thread-safe: one caller at a time (the best-frame pipeline hands it from one decoding
@@ -102,17 +105,30 @@ final class VideoDecoder: @unchecked Sendable {
 
     deinit { cv_close(pointer) }
 
-    /// The first frame at or after `time` (nil: the next one), scaled to width x height; nil at the end.
-    func read(at time: Double?, width: Int, height: Int) throws(VideoError) -> VideoFrame? {
-        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+    /// The first frame at or after `time` (nil: the next one); nil at the end. Its greyscale copy is `grey`
+    /// in size; its RGB copy, `rgb` in size, is made only when the frame is at or after `rgbFrom`.
+    func read(at time: Double?, rgbFrom: Double, rgb: ImageSize?, grey: ImageSize) throws(VideoError) -> VideoFrame? {
+        var pixels = [UInt8](repeating: 0, count: rgb.map { $0.width * $0.height * 3 } ?? 0)
+        var greyPixels = [UInt8](repeating: 0, count: grey.width * grey.height)
         var frameTime = 0.0
+        var converted: Int32 = 0
         var error = [CChar](repeating: 0, count: 512)
         let rc = pixels.withUnsafeMutableBufferPointer { buffer in
-            Int(cv_read(pointer, time ?? -1, Int32(width), Int32(height), buffer.baseAddress, &frameTime, &error, error.count))
+            greyPixels.withUnsafeMutableBufferPointer { g in
+                Int(cv_read(
+                    pointer, time ?? -1, rgbFrom, Int32(rgb?.width ?? 0), Int32(rgb?.height ?? 0), rgb == nil ? nil : buffer.baseAddress, &converted,
+                    Int32(grey.width), Int32(grey.height), g.baseAddress, &frameTime, &error, error.count))
+            }
         }
         if rc == CV_END { return nil }
         guard rc == CV_OK else { throw Self.error(rc, path: path, message: cString(error)) }
-        return VideoFrame(image: RGBImage(width: width, height: height, pixels: pixels), time: frameTime)
+        let image = converted != 0 ? RGBImage(width: rgb!.width, height: rgb!.height, pixels: pixels) : nil
+        return VideoFrame(time: frameTime, image: image, grey: greyPixels, greySize: grey)
+    }
+
+    /// One frame in RGB at `size` (the full-resolution copy of a chosen frame).
+    func readRGB(at time: Double, size: ImageSize) throws(VideoError) -> RGBImage? {
+        try read(at: time, rgbFrom: 0, rgb: size, grey: ImageSize(width: 8, height: 8))?.image
     }
 
     private static func error(_ rc: Int, path: String, message: String) -> VideoError {
@@ -121,6 +137,7 @@ final class VideoDecoder: @unchecked Sendable {
         case CV_NO_VIDEO_STREAM: return .noVideoStream(path)
         case CV_UNSUPPORTED_CODEC: return .unsupportedCodec(path, detail: message)
         case CV_TRUNCATED: return .truncated(path)
+        case CV_NO_INDEX: return .noIndex(path)
         case CV_DAMAGED: return .damaged(path, detail: message)
         case CV_NO_FRAMES: return .noFrames(path)
         default: return .decoder(message)
@@ -128,15 +145,16 @@ final class VideoDecoder: @unchecked Sendable {
     }
 }
 
-/// Image registration between consecutive analysed frames (phase correlation, OpenCV).
+/// Image registration between consecutive frames (phase correlation, OpenCV) on their greyscale copies.
 enum Registration {
-    /// How far the content moved from `previous` to `current` (same size), and the correlation peak.
+    /// How far the content moved from `previous` to `current`, in their pixels, and the correlation peak.
     static func shift(from previous: VideoFrame, to current: VideoFrame) throws(VideoError) -> (shift: Shift, response: Double) {
         var dx = 0.0, dy = 0.0, response = 0.0
         var error = [CChar](repeating: 0, count: 512)
-        let rc = previous.image.pixels.withUnsafeBufferPointer { a in
-            current.image.pixels.withUnsafeBufferPointer { b in
-                cfd_phase_correlate(a.baseAddress, b.baseAddress, Int32(current.width), Int32(current.height), &dx, &dy, &response, &error, error.count)
+        let size = current.greySize
+        let rc = previous.grey.withUnsafeBufferPointer { a in
+            current.grey.withUnsafeBufferPointer { b in
+                cfd_phase_correlate(a.baseAddress, b.baseAddress, Int32(size.width), Int32(size.height), &dx, &dy, &response, &error, error.count)
             }
         }
         guard rc == 0 else { throw .decoder("registration failed: \(cString(error))") }

@@ -8,7 +8,7 @@ extension BestFrameFinder {
         let chosen = analysis.chosenIndex
         let tiles = analysis.frames.enumerated().compactMap { i, f -> ContactSheet.Tile? in
             guard let frame = f.frame else { return nil }
-            var image = frame.image
+            var image = frame
             let size = ImageSize(width: frame.width, height: frame.height)
             let thickness = max(2, max(frame.width, frame.height) / 160)
             for (face, q) in zip(f.faces, f.quality) {

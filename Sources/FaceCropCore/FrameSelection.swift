@@ -29,9 +29,7 @@ public struct Shift: Hashable, Sendable, Codable {
 /// (the net drift over that window) is under `threshold`. Shake that goes back and forth cancels out; a pan or
 /// a camera still settling does not.
 ///
-/// Departure from the sample: it waits for a full history before calling anything stable; here the window is
-/// whatever has been measured so far (at least one shift), because the default 12-frame sampling never
-/// gathers 15. The first frame, with nothing to compare to, is never stable.
+/// As in the sample, nothing is stable before the history is full: the first 15 frames of a video never are.
 public struct StabilityTracker: Hashable, Sendable {
     public var historyLength: Int
     public var threshold: Double
@@ -47,7 +45,7 @@ public struct StabilityTracker: Hashable, Sendable {
         history.reduce(Shift(x: 0, y: 0)) { Shift(x: $0.x + $1.x, y: $0.y + $1.y) }
     }
 
-    public var isStable: Bool { !history.isEmpty && drift.manhattan < threshold }
+    public var isStable: Bool { history.count >= historyLength && drift.manhattan < threshold }
 
     /// Records the shift measured from the previous analysed frame to this one; returns whether the scene
     /// is now stable.

@@ -23,6 +23,7 @@ enum {
     CV_TRUNCATED = -5,        // samples the container lists lie past the end of the file
     CV_DAMAGED = -6,          // the decoder refused the data
     CV_NO_FRAMES = -7,        // a video stream without a single sample
+    CV_NO_INDEX = -8,         // an MP4/QuickTime file without its index (moov): cut off before its end
     CV_FAILED = -1,           // anything else (out of memory, ...)
 };
 
@@ -42,11 +43,13 @@ int cv_open(const char *path, int threads, CVVideo **out, CVInfo *info, char *er
 void cv_close(CVVideo *video);
 
 /// Decodes the first frame at or after `at` seconds (within half a frame; at < 0: the next frame), seeking
-/// when that is cheaper than decoding forward, and writes it as packed 8-bit RGB of width x height in display
-/// orientation (scaled by swscale in one pass with the conversion, area averaging when shrinking).
+/// when that is cheaper than decoding forward. Writes it, in display orientation, as packed 8-bit RGB of
+/// rgb_width x rgb_height into `rgb` when `rgb` is not NULL and the frame's time is at or after `rgb_from`
+/// (within half a frame; *converted then 1), and as 8-bit greyscale of grey_width x grey_height into `grey`
+/// when that is not NULL. Each is one swscale pass (scale and convert; area averaging when shrinking).
 /// *time receives the frame's time in seconds. Returns CV_OK, CV_END, or an error status.
-int cv_read(CVVideo *video, double at, int width, int height, uint8_t *rgb, double *time, char *error,
-            size_t error_size);
+int cv_read(CVVideo *video, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
+            int grey_width, int grey_height, uint8_t *grey, double *time, char *error, size_t error_size);
 
 #ifdef __cplusplus
 }
