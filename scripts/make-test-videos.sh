@@ -49,12 +49,11 @@ ff -loop 1 -framerate 30 -t 2 -i "$hopper" -filter_complex \
 ff -loop 1 -framerate 30 -t 1.5 -i "$obama" \
   -vf "scale=960:1248,crop=480:360:'if(lt(n,20),200+4*n,280)':'if(lt(n,20),400-2*n,360)',setsar=1" -r 30 "${x264[@]}" "$out/pan.mp4"
 
-# rotated.mov: HEVC, frames stored turned a quarter anticlockwise, display matrix says turn 90 clockwise (as
-# phones record in portrait). Displayed: 360x480 upright.
+# rotated.mov: HEVC, frames stored turned a quarter anticlockwise, with the display matrix phones write for
+# portrait videos (ffprobe: rotation=-90; FFmpeg's legacy 'rotate' tag 270 writes it): displayed 360x480 upright.
 ff -loop 1 -framerate 30 -t 1 -i "$hopper" -vf "scale=360:480,transpose=2,setsar=1" -r 30 \
   -c:v libx265 -preset ultrafast -crf 20 -pix_fmt yuv420p -tag:v hvc1 -x265-params log-level=error "$out/stored.mov"
-ff -display_rotation:v:0 -90 -i "$out/stored.mov" -c copy "$out/rotated.mov" 2>/dev/null ||
-  ff -i "$out/stored.mov" -c copy -metadata:s:v:0 rotate=90 "$out/rotated.mov"
+ff -i "$out/stored.mov" -c copy -metadata:s:v:0 rotate=270 "$out/rotated.mov"
 rm -f "$out/stored.mov"
 
 # live/IMG_0001.{heic,mov}: a Live Photo. The still is sharp; every frame of the (HEVC) video is blurred.

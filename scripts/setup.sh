@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what facecrop needs on Debian bookworm when it is missing: the Debian packages (libvips, the
-# parts of OpenCV we link, Haar cascades, tools used by tests and the benchmark) and the YuNet model,
+# parts of OpenCV we link, Haar cascades, FFmpeg's libraries for video, tools used by tests and the benchmark) and the YuNet model,
 # checked by sha256. Safe to run again: it does nothing when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   pkg-config libvips-dev libvips-tools
   libopencv-core-dev libopencv-imgproc-dev libopencv-dnn-dev libopencv-objdetect-dev opencv-data
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg
   time
 )
 missing=()
