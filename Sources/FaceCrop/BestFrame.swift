@@ -147,60 +147,86 @@ public struct BestFrameFinder: Sendable {
         var isSample: Bool
     }
 
-    /// Decodes frames on a thread of its own, one frame ahead of `body`, which runs here, registers each with
-    /// the one before and tracks stability. Sampled mode (`samples`): each sample comes with the `history`
-    /// frames before it, registered too, so its stability is Apple's test over the frames just before it;
-    /// frames between windows are skipped (decoded only as far as the codec needs). Every-frame mode (nil):
-    /// every frame, at most `limit`. RGB at `rgb` is made for samples only. Returns milliseconds spent
-    /// waiting for the decoder.
+    /// What the decoding thread hands over: a frame, whether it follows the previous one, whether to analyse it.
+    struct Decoded: Sendable {
+        var frame: VideoFrame
+        var jumped: Bool
+        var isSample: Bool
+    }
+
+    /// Which frames to decode. Used by the decoding thread only.
+    final class FramePlan: @unchecked Sendable {
+        let samples: [Double]?
+        let fps: Double
+        let history: Int
+        let limit: Int
+        private var next = 0, analysed = 0
+
+        init(samples: [Double]?, fps: Double, history: Int, limit: Int) {
+            (self.samples, self.fps, self.history, self.limit) = (samples, fps, history, limit)
+        }
+
+        var tolerance: Double { 0.5 / fps }
+
+        /// What to read after `frame` (seek to, RGB from), or nil to stop.
+        func request(after frame: VideoFrame?) -> (at: Double?, rgbFrom: Double)? {
+            guard let samples else { return analysed < limit ? (nil, 0) : nil }
+            if let frame, frame.time >= samples[min(next, samples.count - 1)] - tolerance {
+                while next < samples.count, samples[next] <= frame.time + tolerance { next += 1 }
+            }
+            guard next < samples.count else { return nil }
+            let windowStart = samples[next] - Double(history) / fps
+            if let frame, frame.time >= windowStart - 1.5 / fps { return (nil, samples[next]) }
+            return (max(0, windowStart), samples[next])
+        }
+
+        func decoded(_ frame: VideoFrame, request: (at: Double?, rgbFrom: Double)) -> Decoded {
+            let isSample = samples == nil || frame.time >= request.rgbFrom - tolerance
+            if isSample { analysed += 1 }
+            return Decoded(frame: frame, jumped: request.at != nil, isSample: isSample)
+        }
+    }
+
+    /// Decodes frames on a thread of its own, up to 32 frames ahead of `body`, which runs here; registers each
+    /// with the one before and tracks stability. Sampled mode (`samples`): each sample comes with the
+    /// `history` frames before it, registered too, so its stability is Apple's test over the frames just
+    /// before it; frames between windows are skipped (decoded only as far as the codec needs). Every-frame
+    /// mode (nil): every frame, at most `limit`. RGB at `rgb` is made for samples only. Returns milliseconds
+    /// spent waiting for the decoder.
     static func forEachFrame(
         _ decoder: VideoDecoder, samples: [Double]?, options: VideoOptions, rgb: ImageSize?, analysisScale: Double,
         _ body: (Registered) throws(VideoError) -> Void
     ) throws(VideoError) -> Double {
         let info = decoder.info
-        let fps = info.fps > 0 ? info.fps : 30
-        let tolerance = 0.5 / fps
+        let plan = FramePlan(samples: samples, fps: info.fps > 0 ? info.fps : 30, history: options.historyLength, limit: options.maxFrames)
         let grey = frameSize(for: info, longSide: registrationSide)
         let scale = analysisScale / Double(registrationSide)
-        var next = 0, analysed = 0
-        /// What to read after `frame`: (seek to, RGB from), or nil to stop.
-        func plan(after frame: VideoFrame?) -> (at: Double?, rgbFrom: Double)? {
-            guard let samples else { return analysed < options.maxFrames ? (nil, 0) : nil }
-            if let frame, frame.time >= samples[min(next, samples.count - 1)] - tolerance {
-                while next < samples.count, samples[next] <= frame.time + tolerance { next += 1 }
+        let queue = FrameQueue<Decoded>(capacity: 32)
+        let producer = BackgroundTask<Void> {
+            defer { queue.finish() }
+            var last: VideoFrame?
+            while let request = plan.request(after: last),
+                let frame = try decoder.read(at: request.at, rgbFrom: request.rgbFrom, rgb: rgb, grey: grey)
+            {
+                last = frame
+                guard queue.push(plan.decoded(frame, request: request)) else { return }
             }
-            guard next < samples.count else { return nil }
-            let windowStart = samples[next] - Double(options.historyLength) / fps
-            if let frame, frame.time >= windowStart - 1.5 / fps { return (nil, samples[next]) }
-            return (max(0, windowStart), samples[next])
         }
-        func start(_ request: (at: Double?, rgbFrom: Double)?) -> BackgroundTask<VideoFrame?>? {
-            guard let request else { return nil }
-            return BackgroundTask { try decoder.read(at: request.at, rgbFrom: request.rgbFrom, rgb: rgb, grey: grey) }
-        }
-        var request = plan(after: nil)
-        var pending = start(request)
         var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
         var previous: VideoFrame?
         var waited = 0.0
-        while let task = pending {
-            let waitStart = ContinuousClock.now
-            let decoded: VideoFrame?
-            do { decoded = try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
-            waited += FaceCropper.ms(waitStart, .now)
-            guard let frame = decoded else { break }
-            let jumped = request?.at != nil
-            let isSample = samples == nil || frame.time >= (request?.rgbFrom ?? 0) - tolerance
-            if isSample { analysed += 1 }
-            request = plan(after: frame)
-            pending = start(request)
-            do {
-                if jumped || previous.map({ frame.time <= $0.time }) == true {
+        do {
+            while true {
+                let waitStart = ContinuousClock.now
+                guard let item = queue.pop() else { break }
+                waited += FaceCropper.ms(waitStart, .now)
+                let frame = item.frame
+                if item.jumped || previous.map({ frame.time <= $0.time }) == true {
                     // Not the frame after the previous one: start the history afresh.
                     tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
                     previous = nil
                 }
-                var registered = Registered(frame: frame, stable: false, isSample: isSample)
+                var registered = Registered(frame: frame, stable: false, isSample: item.isSample)
                 if let previous {
                     let measured = try Registration.shift(from: previous, to: frame)
                     let shift = Shift(x: measured.shift.x * scale, y: measured.shift.y * scale)
@@ -210,11 +236,13 @@ public struct BestFrameFinder: Sendable {
                 registered.stable = tracker.isStable
                 previous = frame
                 try body(registered)
-            } catch {
-                _ = try? pending?.value()  // join the decoder before leaving
-                throw error
             }
+        } catch {
+            queue.cancel()
+            _ = try? producer.value()  // join the decoder before leaving
+            throw error
         }
+        do { try producer.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
         return waited
     }
 
