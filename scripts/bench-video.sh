@@ -25,24 +25,27 @@ if [ ! -s "$clip" ]; then
 fi
 echo "clip: $clip ($(stat -c %s "$clip") bytes, $(ffprobe -v error -select_streams v:0 -count_packets -show_entries stream=width,height,nb_read_packets -of csv=p=0 "$clip"))"
 
-seconds() { # prints the wall time of a command in seconds
-  local start end
-  start=$(date +%s.%N)
-  "$@" >/dev/null 2>&1
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc -l
+measure() { # appends "wall cpu" (seconds; cpu = user + system) of a command to file $1
+  local file="$1"; shift
+  /usr/bin/time -f "%e %U %S" -o .bench/video-time.txt "$@" >/dev/null 2>&1
+  awk '{ printf "%s %.2f\n", $1, $2 + $3 }' .bench/video-time.txt >>"$file"
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f", m }'; }
+median() { # median of column $1
+  awk -v c="$1" '{ print $c }' | sort -n | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.2f", m }'
+}
 
 : >.bench/video-decode.txt; : >.bench/video-every.txt; : >.bench/video-sampled.txt
 for _ in $(seq "$runs"); do
-  seconds ffmpeg -nostdin -hide_banner -loglevel error -i "$clip" -f null - >>.bench/video-decode.txt
-  seconds "$bin" best-frame "$clip" --every-frame >>.bench/video-every.txt
-  seconds "$bin" best-frame "$clip" >>.bench/video-sampled.txt
+  measure .bench/video-decode.txt ffmpeg -nostdin -hide_banner -loglevel error -i "$clip" -f null -
+  measure .bench/video-every.txt "$bin" best-frame "$clip" --every-frame
+  measure .bench/video-sampled.txt "$bin" best-frame "$clip"
 done
-decode=$(median <.bench/video-decode.txt)
-every=$(median <.bench/video-every.txt)
-sampled=$(median <.bench/video-sampled.txt)
-echo "decode only (ffmpeg -f null):        ${decode} s"
-echo "best-frame --every-frame (90 frames): ${every} s   ratio $(echo "$every / $decode" | bc -l | xargs printf '%.2f') (target <= 2)"
-echo "best-frame (12 frames):               ${sampled} s   (target < 0.5 s)"
+for name in decode every sampled; do
+  eval "${name}_wall=\$(median 1 <.bench/video-$name.txt) ${name}_cpu=\$(median 2 <.bench/video-$name.txt)"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "medians of $runs runs             wall      cpu"
+echo "decode only (ffmpeg -f null)      ${decode_wall} s    ${decode_cpu} s"
+echo "best-frame --every-frame (90)     ${every_wall} s    ${every_cpu} s    ratio to decode: wall $(ratio "$every_wall" "$decode_wall"), cpu $(ratio "$every_cpu" "$decode_cpu") (target <= 2)"
+echo "best-frame (12 frames)            ${sampled_wall} s    ${sampled_cpu} s    (target < 0.5 s)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,6 +2,7 @@
 // registers, detects and scores them; choose (FaceCropCore.FrameSelection); decode the winner at full
 // resolution and write it, cropped or whole, through the image pipeline.
 import FaceCropCore
+import Synchronization
 
 /// How frames are sampled, gated and bounded.
 public struct VideoOptions: Sendable {
@@ -259,17 +260,41 @@ public struct BestFrameFinder: Sendable {
         let decoder = try Self.open(resolved.video, options: options, maxPixels: cropper.maxPixels)
         let info = decoder.info
         let size = detectionSize(info)
-        var frames: [FrameAnalysis] = []
         let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
-        let waited = try Self.forEachFrame(decoder, samples: samples, options: options, rgb: size, analysisScale: Double(cropper.analysisSize)) {
-            (r) throws(VideoError) in
-            guard r.isSample, let image = r.frame.image else { return }
-            let analysis = try analyzeFrame(image, path: resolved.video)
-            var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: analysis.faces, quality: [])
-            (result.shift, result.response, result.drift, result.stable) = (r.shift, r.response, r.drift, r.stable)
-            do throws(FaceCropError) { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
-            if options.keepFrames { result.frame = image }
-            frames.append(result)
+        // Frames to analyse go to `analysisThreads` workers (the detector and the expression model serialise
+        // themselves; the rest runs in parallel) while this thread registers and the decoder runs ahead.
+        let path = resolved.video
+        let work = FrameQueue<(index: Int, frame: Registered)>(capacity: 2 * Self.analysisThreads)
+        let results = Mutex<[Int: Result<FrameAnalysis, VideoError>]>([:])
+        let workers = (0..<Self.analysisThreads).map { _ in
+            BackgroundTask<Void> {
+                while let job = work.pop() {
+                    let result = Result { () throws(VideoError) in try analyzeSample(job.frame, path: path) }
+                    results.withLock { $0[job.index] = result }
+                    if case .failure = result { work.cancel() }
+                }
+            }
+        }
+        var submitted = 0
+        let waited: Double
+        do {
+            waited = try Self.forEachFrame(decoder, samples: samples, options: options, rgb: size, analysisScale: Double(cropper.analysisSize)) {
+                (r) throws(VideoError) in
+                guard r.isSample, r.frame.image != nil else { return }
+                guard work.push((submitted, r)) else { throw .decoder("analysis stopped") }  // a worker failed: its error follows
+                submitted += 1
+            }
+        } catch {
+            work.cancel()
+            for worker in workers { try? worker.value() }
+            throw results.withLock { $0.values.compactMap { r -> VideoError? in if case .failure(let e) = r { return e } else { return nil } }.first } ?? error
+        }
+        work.finish()
+        for worker in workers { try? worker.value() }
+        var frames: [FrameAnalysis] = []
+        for index in 0..<submitted {
+            guard let result = results.withLock({ $0[index] }) else { throw .decoder("frame \(index) was not analysed") }
+            frames.append(try result.get())
         }
         var still: Analysis?
         if let stillPath = resolved.still {
@@ -294,6 +319,20 @@ public struct BestFrameFinder: Sendable {
         analysis.timings.analyse = FaceCropper.ms(start, .now)
         analysis.timings.decodeWait = waited
         return analysis
+    }
+
+    /// Threads analysing frames at once.
+    static let analysisThreads = 2
+
+    /// One frame to analyse: faces, their capture quality, and the stability measured for it.
+    func analyzeSample(_ r: Registered, path: String) throws(VideoError) -> FrameAnalysis {
+        guard let image = r.frame.image else { throw .decoder("frame at \(r.frame.time) s has no pixels to analyse") }
+        let analysis = try analyzeFrame(image, path: path)
+        var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: analysis.faces, quality: [])
+        (result.shift, result.response, result.drift, result.stable) = (r.shift, r.response, r.drift, r.stable)
+        do { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
+        if options.keepFrames { result.frame = image }
+        return result
     }
 
     /// Faces of one in-memory frame at the analysis size, as an `Analysis` the quality analyser can read.
