@@ -21,6 +21,7 @@ bench: build
 	scripts/bench.sh --bin $(BIN)
 	scripts/bench-batch.sh --bin $(BIN)
 	scripts/bench-video.sh --bin $(BIN)
+	scripts/bench-quality.sh --bin $(BIN)
 
 accuracy: build
 	python3 scripts/accuracy.py --bin $(BIN)

@@ -57,8 +57,8 @@ extension FaceCropper {
         let start = ContinuousClock.now
         let format = try OutputCheck.writable(output, input: input)
         var analysis = try screen(analyze(input), minimum: crop?.minQuality)
-        var scores = analysis.quality
-        if scores == nil { scores = try qualityAnalyzer?.assess(analysis) }
+        if qualityAnalyzer != nil { try measureQuality(&analysis) }
+        let scores = analysis.quality
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
         let writeStart = ContinuousClock.now
         let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage.load(input, fitting: maxSide))

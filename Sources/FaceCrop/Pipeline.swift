@@ -165,11 +165,12 @@ public struct FaceCropper: Sendable {
     /// Without a minimum (or without faces) the analysis is returned as it is.
     public func screen(_ analysis: Analysis, minimum: Double?) throws(FaceCropError) -> Analysis {
         guard let minimum, !analysis.faces.isEmpty else { return analysis }
-        guard let analyzer = qualityAnalyzer else { preconditionFailure("--min-quality needs FaceCropper.qualityAnalyzer") }
-        var screened = analysis
+        var measured = analysis
+        try measureQuality(&measured)
+        var screened = measured
         screened.faces = []
         screened.quality = []
-        for (face, quality) in zip(analysis.faces, try analyzer.assess(analysis)) {
+        for (face, quality) in zip(measured.faces, measured.quality ?? []) {
             if quality.score >= minimum {
                 screened.faces.append(face)
                 screened.quality?.append(quality)
@@ -178,6 +179,15 @@ public struct FaceCropper: Sendable {
             }
         }
         return screened
+    }
+
+    /// Measures the capture quality of every face into `analysis.quality` (once), timed in `timings.quality`.
+    public func measureQuality(_ analysis: inout Analysis) throws(FaceCropError) {
+        guard analysis.quality == nil else { return }
+        guard let analyzer = qualityAnalyzer else { preconditionFailure("capture quality needs FaceCropper.qualityAnalyzer") }
+        let start = ContinuousClock.now
+        analysis.quality = try analyzer.assess(analysis)
+        analysis.timings.quality = Self.ms(start, .now)
     }
 
     /// Haar reports weak duplicates and textures as faces; one far below the best blew crops up to the
@@ -318,7 +328,7 @@ public struct FaceCropper: Sendable {
         let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality?[i]) }
         let ignored = analysis.ignoredFaces.map { faceReport($0.face, $0.quality) }
         var timings = analysis.timings
-        for k in [\Timings.load, \.detect, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
+        for k in [\Timings.load, \.detect, \.quality, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
         return CropReport(
             input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
             analysis: AnalysisInfo(width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold),

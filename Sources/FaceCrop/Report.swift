@@ -76,6 +76,8 @@ public struct OutputInfo: Codable, Sendable {
 public struct Timings: Codable, Sendable {
     public var load = 0.0
     public var detect = 0.0
+    /// Capture quality (and landmarks) of all faces, when measured.
+    public var quality = 0.0
     public var plan = 0.0
     public var write = 0.0
     public var total = 0.0

@@ -43,13 +43,18 @@ struct Annotate: ParsableCommand {
         return options
     }
 
-    func run() throws {
-        Interruption.install()
+    /// The whole job, for `run` and the golden tests.
+    func perform() throws -> CropReport {
         let options = try cropOptions()
         let cropper = try detection.makeCropper(quality: !noQuality || options.minQuality != nil)
-        let report = try reportingErrors { () throws(FaceCropError) in
+        return try reportingErrors { () throws(FaceCropError) in
             try cropper.annotate(input, to: output, crop: crop || options.minQuality != nil ? options : nil, maxSide: maxSide, quality: common.quality)
         }
+    }
+
+    func run() throws {
+        Interruption.install()
+        let report = try perform()
         if detection.json {
             try printJSON(report)
         } else {

@@ -18,17 +18,15 @@ struct Detect: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func run() throws {
-        let cropper = try detection.makeCropper()
+        let cropper = try detection.makeCropper(quality: quality || explain)
         let start = ContinuousClock.now
-        var analysis = try reportingErrors { () throws(FaceCropError) in try cropper.analyze(input) }
-        var scores: [CaptureQuality]?
-        if quality || explain {
-            let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
-            let analyzed = analysis
-            scores = try reportingErrors { () throws(FaceCropError) in try analyzer.assess(analyzed) }
+        var analysis = try reportingErrors { () throws(FaceCropError) in
+            var analysis = try cropper.analyze(input)
+            if cropper.qualityAnalyzer != nil { try cropper.measureQuality(&analysis) }
+            return analysis
         }
         analysis.timings.total = FaceCropper.ms(start, .now)
-        let report = cropper.report(analysis, crop: nil, output: nil, quality: scores)
+        let report = cropper.report(analysis, crop: nil, output: nil)
         if detection.json {
             try printJSON(report)
             return

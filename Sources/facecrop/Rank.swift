@@ -2,7 +2,6 @@ import ArgumentParser
 import FaceCrop
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 struct Rank: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,26 +25,6 @@ struct Rank: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
-    struct Ranked: Codable {
-        var path: String
-        var score: Double
-        var min: Double
-        var max: Double
-        var faces: Int
-    }
-
-    struct Failed: Codable {
-        var path: String
-        var error: String
-        var exitCode: Int32
-    }
-
-    struct Result: Codable {
-        var ranked: [Ranked] = []
-        var noFace: [String] = []
-        var failed: [Failed] = []
-    }
-
     func validate() throws {
         if let top, top < 1 { throw ValidationError("Expected a positive integer for --top but received '\(top)'.") }
         if top != nil && copyTo == nil { throw ValidationError("--top needs --copy-to.") }
@@ -56,40 +35,10 @@ struct Rank: ParsableCommand {
 
     func run() throws {
         Interruption.install()
-        let cropper = try detection.makeCropper()
-        let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
+        let cropper = try detection.makeCropper(quality: true)
         let paths = try inputs.collect().map(\.path)
-        let outcomes = Mutex([Swift.Result<Assessed, FaceCropError>?](repeating: nil, count: paths.count))
-        let wantThumbnails = sheet != nil
-        concurrentForEach(paths.count, jobs: inputs.jobs) { i in
-            let outcome = Swift.Result { () throws(FaceCropError) -> Assessed in
-                let analysis = try cropper.analyze(paths[i])
-                let faces = try analyzer.assess(analysis)
-                let thumbnail = wantThumbnails ? try Annotator.thumbnail(analysis, quality: faces, box: ContactSheet.defaultTileSize) : nil
-                return Assessed(quality: ImageQuality(faces), thumbnail: thumbnail)
-            }
-            outcomes.withLock { $0[i] = outcome }
-            return true
-        }
-        var result = Result()
-        var thumbnails = [String: RGBImage]()
-        for (path, outcome) in zip(paths, outcomes.withLock { $0 }) {
-            switch outcome {
-            case .success(let assessed)?:
-                thumbnails[path] = assessed.thumbnail
-                if let quality = assessed.quality {
-                    result.ranked.append(Ranked(path: path, score: quality.mean, min: quality.min, max: quality.max, faces: quality.faces))
-                } else {
-                    result.noFace.append(path)
-                }
-            case .failure(let error)?:
-                printError("Error: \(error.description)")
-                result.failed.append(Failed(path: path, error: error.description, exitCode: error.exitCode))
-            case nil:
-                break
-            }
-        }
-        result.ranked.sort { ($0.score, $1.path) > ($1.score, $0.path) }
+        let (result, thumbnails) = cropper.rank(paths, jobs: inputs.jobs, thumbnails: sheet != nil ? ContactSheet.defaultTileSize : nil)
+        for failure in result.failed { printError("Error: \(failure.error)") }
         if detection.json {
             try printJSON(result)
         } else {
@@ -102,32 +51,12 @@ struct Rank: ParsableCommand {
             }
         }
         if let sheet {
-            try writeSheet(result, thumbnails: thumbnails, to: sheet)
+            try reportingErrors { () throws(FaceCropError) in try ContactSheet.write(result.sheetTiles(thumbnails), to: sheet) }
         }
         if let copyTo {
             try copyBest(result.ranked.prefix(top ?? result.ranked.count).map(\.path), to: copyTo)
         }
         if !result.failed.isEmpty { throw ExitCode(3) }
-    }
-
-    struct Assessed {
-        var quality: ImageQuality?
-        var thumbnail: RGBImage?
-    }
-
-    /// Ranked images first (the best framed), then those without a face.
-    func writeSheet(_ result: Result, thumbnails: [String: RGBImage], to path: String) throws {
-        var tiles = [ContactSheet.Tile]()
-        for (i, r) in result.ranked.enumerated() {
-            guard let image = thumbnails[r.path] else { continue }
-            let faces = "\(r.faces) face\(r.faces == 1 ? "" : "s")"
-            tiles.append(ContactSheet.Tile(image: image, caption: ["\(i + 1). \(threeDecimals(r.score))  \(faces)", r.path], highlighted: i == 0))
-        }
-        for p in result.noFace {
-            guard let image = thumbnails[p] else { continue }
-            tiles.append(ContactSheet.Tile(image: image, caption: ["no face", p]))
-        }
-        try reportingErrors { () throws(FaceCropError) in try ContactSheet.write(tiles, to: path) }
     }
 
     static func name(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }

@@ -1,0 +1,79 @@
+import FaceCropCore
+import Synchronization
+
+/// `facecrop rank`: images ordered by the mean capture quality of their faces, best first; images
+/// without a face and unreadable ones listed apart. The `--json` output.
+public struct Ranking: Codable, Sendable {
+    public struct Ranked: Codable, Sendable, Equatable {
+        public var path: String
+        public var score: Double
+        public var min: Double
+        public var max: Double
+        public var faces: Int
+    }
+
+    public struct Failed: Codable, Sendable, Equatable {
+        public var path: String
+        public var error: String
+        public var exitCode: Int32
+    }
+
+    public var ranked: [Ranked] = []
+    public var noFace: [String] = []
+    public var failed: [Failed] = []
+}
+
+extension FaceCropper {
+    /// Ranks `paths`, `jobs` at a time. With `thumbnails`, also returns each readable image's picture
+    /// (faces drawn) fitting that many pixels, for a contact sheet. Needs `qualityAnalyzer`.
+    public func rank(_ paths: [String], jobs: Int, thumbnails: Int? = nil) -> (ranking: Ranking, thumbnails: [String: RGBImage]) {
+        let outcomes = Mutex([Result<(ImageQuality?, RGBImage?), FaceCropError>?](repeating: nil, count: paths.count))
+        concurrentForEach(paths.count, jobs: jobs) { i in
+            let outcome = Result { () throws(FaceCropError) -> (ImageQuality?, RGBImage?) in
+                var analysis = try analyze(paths[i])
+                try measureQuality(&analysis)
+                let faces = analysis.quality ?? []
+                let picture = try thumbnails.map { (box) throws(FaceCropError) in try Annotator.thumbnail(analysis, quality: faces, box: box) }
+                return (ImageQuality(faces), picture)
+            }
+            outcomes.withLock { $0[i] = outcome }
+            return true
+        }
+        var ranking = Ranking()
+        var pictures = [String: RGBImage]()
+        for (path, outcome) in zip(paths, outcomes.withLock { $0 }) {
+            switch outcome {
+            case .success(let (quality, picture))?:
+                pictures[path] = picture
+                if let q = quality {
+                    ranking.ranked.append(.init(path: path, score: q.mean, min: q.min, max: q.max, faces: q.faces))
+                } else {
+                    ranking.noFace.append(path)
+                }
+            case .failure(let error)?:
+                ranking.failed.append(.init(path: path, error: error.description, exitCode: error.exitCode))
+            case nil:
+                break
+            }
+        }
+        ranking.ranked.sort { ($0.score, $1.path) > ($1.score, $0.path) }
+        return (ranking, pictures)
+    }
+}
+
+extension Ranking {
+    /// Contact sheet tiles: ranked images first (the best one framed), then those without a face.
+    public func sheetTiles(_ pictures: [String: RGBImage]) -> [ContactSheet.Tile] {
+        var tiles = [ContactSheet.Tile]()
+        for (i, r) in ranked.enumerated() {
+            guard let image = pictures[r.path] else { continue }
+            let faces = "\(r.faces) face\(r.faces == 1 ? "" : "s")"
+            tiles.append(ContactSheet.Tile(image: image, caption: ["\(i + 1). \(threeDecimals(r.score))  \(faces)", r.path], highlighted: i == 0))
+        }
+        for path in noFace {
+            guard let image = pictures[path] else { continue }
+            tiles.append(ContactSheet.Tile(image: image, caption: ["no face", path]))
+        }
+        return tiles
+    }
+}
