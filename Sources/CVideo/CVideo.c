@@ -136,7 +136,8 @@ static int is_isobmff(const char *path) {
     return n == sizeof head && memcmp(head + 4, "ftyp", 4) == 0;
 }
 
-int cv_open(const char *path, int threads, CVVideo **out, CVInfo *info, char *error, size_t error_size) {
+int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CVInfo *info, char *error,
+            size_t error_size) {
     *out = NULL;
     memset(info, 0, sizeof *info);
     av_log_set_level(AV_LOG_QUIET);
@@ -182,6 +183,14 @@ int cv_open(const char *path, int threads, CVVideo **out, CVInfo *info, char *er
         set_error(error, error_size, "the file ends before the video data it lists", 0);
         cv_close(v);
         return CV_TRUNCATED;
+    }
+
+    info->coded_width = st->codecpar->width;
+    info->coded_height = st->codecpar->height;
+    if ((int64_t)st->codecpar->width * st->codecpar->height > max_pixels) {
+        set_error(error, error_size, "its frames have too many pixels", 0);
+        cv_close(v);
+        return CV_TOO_LARGE;
     }
 
     v->codec = avcodec_alloc_context3(decoder);

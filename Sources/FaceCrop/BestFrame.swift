@@ -1,6 +1,7 @@
-// Best frame of a video or Live Photo: decode frames at the analysis size on one thread while the other
-// registers, detects and scores them; choose (FaceCropCore.FrameSelection); decode the winner at full
-// resolution and write it, cropped or whole, through the image pipeline.
+// Best frame of a video or Live Photo: one thread decodes small copies of the frames needed, this one registers
+// consecutive frames and tracks stability, two workers detect and score the frames to analyse; then the choice
+// (FaceCropCore.FrameSelection), and the winner decoded again at full resolution and written, cropped or whole,
+// through the image pipeline.
 import FaceCropCore
 import Synchronization
 
@@ -41,7 +42,7 @@ public struct FrameAnalysis: Sendable {
     public var isStill: Bool
     public var faces: [FaceObservation]
     public var quality: [CaptureQuality]
-    /// Registration against the previous analysed frame (nil for the first frame and the still).
+    /// Registration against the previous frame (nil for the first frame after a jump, and the still).
     public var shift: Shift?
     public var response: Double?
     /// The summed shifts of the stability window, and whether the scene was stable (nil for the still).
@@ -121,11 +122,8 @@ public struct BestFrameFinder: Sendable {
 
     /// Opens the video and checks it against the limits.
     static func open(_ video: String, options: VideoOptions, maxPixels: Int) throws(VideoError) -> VideoDecoder {
-        let decoder = try VideoDecoder(video)
+        let decoder = try VideoDecoder(video, maxPixels: maxPixels)
         let info = decoder.info
-        if info.width * info.height > maxPixels {
-            throw .frameTooLarge(video, width: info.width, height: info.height, limit: maxPixels)
-        }
         if info.duration > options.maxDuration { throw .tooLong(video, seconds: info.duration, limit: options.maxDuration) }
         if options.everyFrame, info.frameCount > options.maxFrames {
             throw .tooManyFrames(video, frames: info.frameCount, limit: options.maxFrames)
@@ -361,7 +359,7 @@ public struct BestFrameFinder: Sendable {
     public func fullResolution(_ analysis: VideoAnalysis, index: Int) throws(VideoError) -> Analysis {
         let candidate = analysis.frames[index]
         if candidate.isStill, let still = analysis.still { return still }
-        let decoder = try VideoDecoder(analysis.input.video)
+        let decoder = try VideoDecoder(analysis.input.video, maxPixels: cropper.maxPixels)
         let info = decoder.info
         let size = ImageSize(width: info.width, height: info.height)
         guard let frame = try decoder.readRGB(at: candidate.time ?? 0, size: size) else {

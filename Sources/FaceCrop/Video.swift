@@ -89,11 +89,15 @@ final class VideoDecoder: @unchecked Sendable {
     let info: VideoInfo
     private let pointer: OpaquePointer
 
-    init(_ path: String, threads: Int = 0) throws(VideoError) {
+    /// Opens the video; frames of more than `maxPixels` are refused before any is decoded.
+    init(_ path: String, maxPixels: Int, threads: Int = 0) throws(VideoError) {
         var handle: OpaquePointer?
         var raw = CVInfo()
         var error = [CChar](repeating: 0, count: 512)
-        let rc = Int(cv_open(path, Int32(threads), &handle, &raw, &error, error.count))
+        let rc = Int(cv_open(path, Int32(threads), Int64(maxPixels), &handle, &raw, &error, error.count))
+        if rc == CV_TOO_LARGE {
+            throw .frameTooLarge(path, width: Int(raw.coded_width), height: Int(raw.coded_height), limit: maxPixels)
+        }
         guard rc == CV_OK, let handle else { throw Self.error(rc, path: path, message: cString(error)) }
         pointer = handle
         self.path = path

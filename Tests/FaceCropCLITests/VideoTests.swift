@@ -237,6 +237,8 @@ struct BestFrameFailureTests {
              message: "Error: Input 'best.mp4' lasts 2.0 s, over the limit of 1.5 s; raise it with --max-duration if you trust this file."),
         Case(args: ["best.mp4", "--every-frame", "--max-frames", "30"], status: 65,
              message: "Error: Input 'best.mp4' has 60 frames, over the limit of 30 analysed frames; raise it with --max-frames or sample with --frames."),
+        Case(args: ["best.mp4", "--max-pixels", "1000"], status: 65,
+             message: "Error: Input 'best.mp4' has frames of 480x480 (230400 pixels), over the limit of 1000 pixels; raise it with --max-pixels if you trust this file."),
         Case(args: ["settle.mp4", "--stable-only", "--stability-threshold", "0.001"], status: 2,
              message: "Error: No face found in a stable frame of 'settle.mp4' (12 frames analysed); drop --stable-only or raise --stability-threshold."),
     ])

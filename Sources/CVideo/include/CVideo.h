@@ -24,6 +24,7 @@ enum {
     CV_DAMAGED = -6,          // the decoder refused the data
     CV_NO_FRAMES = -7,        // a video stream without a single sample
     CV_NO_INDEX = -8,         // an MP4/QuickTime file without its index (moov): cut off before its end
+    CV_TOO_LARGE = -9,        // frames of more than max_pixels (their size is in info->coded_width/height)
     CV_FAILED = -1,           // anything else (out of memory, ...)
 };
 
@@ -38,8 +39,10 @@ typedef struct {
 } CVInfo;
 
 /// Opens a video file and its first video stream. threads: decoder threads (0: one per core).
-/// Checks that the samples the container lists lie inside the file (a cut-off download is CV_TRUNCATED).
-int cv_open(const char *path, int threads, CVVideo **out, CVInfo *info, char *error, size_t error_size);
+/// Checks that the samples the container lists lie inside the file (a cut-off download is CV_TRUNCATED) and
+/// that frames have at most max_pixels pixels (before decoding any), then decodes the first frame.
+int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CVInfo *info, char *error,
+            size_t error_size);
 void cv_close(CVVideo *video);
 
 /// Decodes the first frame at or after `at` seconds (within half a frame; at < 0: the next frame), seeking
