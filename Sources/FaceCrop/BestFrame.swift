@@ -259,6 +259,13 @@ public struct BestFrameFinder: Sendable {
         let info = decoder.info
         let size = detectionSize(info)
         let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        // A Live Photo's still is read and searched on a thread of its own meanwhile.
+        let cropper = cropper
+        let stillTask = resolved.still.map { path in
+            BackgroundTask { () throws -> Analysis in
+                do throws(FaceCropError) { return try cropper.analyze(path) } catch { throw VideoError.image(error) }
+            }
+        }
         // Frames to analyse go to `analysisThreads` workers (the detector and the expression model serialise
         // themselves; the rest runs in parallel) while this thread registers and the decoder runs ahead.
         let path = resolved.video
@@ -285,25 +292,28 @@ public struct BestFrameFinder: Sendable {
         } catch {
             work.cancel()
             for worker in workers { try? worker.value() }
+            _ = try? stillTask?.value()
             throw results.withLock { $0.values.compactMap { r -> VideoError? in if case .failure(let e) = r { return e } else { return nil } }.first } ?? error
         }
         work.finish()
         for worker in workers { try? worker.value() }
+        let stillResult = stillTask.map { task in Result { () throws(VideoError) in
+            do { return try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
+        } }
         var frames: [FrameAnalysis] = []
         for index in 0..<submitted {
             guard let result = results.withLock({ $0[index] }) else { throw .decoder("frame \(index) was not analysed") }
             frames.append(try result.get())
         }
         var still: Analysis?
-        if let stillPath = resolved.still {
-            let full: Analysis
-            do { full = try cropper.analyze(stillPath) } catch { throw .image(error) }
+        if let stillPath = resolved.still, let stillResult {
+            let full = try stillResult.get()
             // Scored on its analysis-size copy, like the video frames, so sharpness and size compare fairly.
             let small = Analysis(
                 path: stillPath, storedSize: full.analysisSize, orientation: .up, loader: full.loader, faces: full.faces,
                 analysisSize: full.analysisSize, preview: full.preview, decoded: full.preview, interpretation: "srgb")
             var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
-            do { result.quality = try quality.assess(small) } catch { throw .image(error) }
+            do throws(FaceCropError) { result.quality = try quality.assess(small) } catch { throw .image(error) }
             if options.keepFrames {
                 do throws(VipsError) { result.frame = try RGBImage(full.preview) } catch { throw .image(.imageProcessing(error.message)) }
             }
@@ -358,7 +368,10 @@ public struct BestFrameFinder: Sendable {
     /// again at the video's display size, or the still as read.
     public func fullResolution(_ analysis: VideoAnalysis, index: Int) throws(VideoError) -> Analysis {
         let candidate = analysis.frames[index]
-        if candidate.isStill, let still = analysis.still { return still }
+        if candidate.isStill, var still = analysis.still {
+            still.quality = candidate.quality
+            return still
+        }
         let decoder = try VideoDecoder(analysis.input.video, maxPixels: cropper.maxPixels)
         let info = decoder.info
         let size = ImageSize(width: info.width, height: info.height)
@@ -369,19 +382,23 @@ public struct BestFrameFinder: Sendable {
         do { image = try frame.vipsImage } catch {
             throw .image(.imageProcessing(error.message))
         }
-        return Analysis(
+        var full = Analysis(
             path: analysis.input.video, storedSize: size, orientation: .up, loader: "video", faces: candidate.faces,
             analysisSize: analysis.analysisSize, preview: image, decoded: image, interpretation: "srgb")
+        full.quality = candidate.quality
+        return full
     }
 
-    /// Writes the chosen frame: cropped with `crop` options, or whole (then `crop` gives quality and strip).
+    /// Writes the chosen frame: cropped with `crop` options (`minQuality` leaves out faces scored below it, as
+    /// for an image), or whole (then `crop` gives only the output quality and strip).
     public func write(_ analysis: VideoAnalysis, to output: String, crop: CropOptions, cropped: Bool) throws(VideoError) -> (output: OutputInfo, crop: CropInfo?) {
         guard let index = analysis.chosenIndex else { throw .noFace(analysis.input.video, frames: analysis.frames.count) }
         let full = try fullResolution(analysis, index: index)
         do {
             if cropped {
-                let plan = try cropper.plan(full, options: crop)
-                return (try cropper.write(full, crop: plan.rect, to: output, options: crop), plan)
+                let screened = try cropper.screen(full, minimum: crop.minQuality)
+                let plan = try cropper.plan(screened, options: crop)
+                return (try cropper.write(screened, crop: plan.rect, to: output, options: crop), plan)
             }
             var whole = crop
             whole.size = nil
