@@ -82,8 +82,8 @@ public struct VideoFrame: Sendable {
     public var greySize: ImageSize
 }
 
-/// An open video. Not thread-safe: one caller at a time (the best-frame pipeline hands it from one decoding
-/// thread to the next, joining each before starting another), hence @unchecked Sendable.
+/// An open video. Not thread-safe: one caller at a time (the best-frame pipeline reads it from its decoding
+/// thread only, and joins that thread before letting go of it), hence @unchecked Sendable.
 final class VideoDecoder: @unchecked Sendable {
     let path: String
     let info: VideoInfo

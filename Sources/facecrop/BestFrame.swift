@@ -188,7 +188,6 @@ struct Stability: ParsableCommand {
     func run() throws {
         let options = video.options(frames: frames, everyFrame: frames == nil)
         let input = input, size = detectSize
-        try? FaceCropper.startImageLibrary().value()
         let report = try reportingVideoErrors { () throws(VideoError) in
             try BestFrameFinder.stability(input, options: options, analysisSize: size)
         }
