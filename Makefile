@@ -20,6 +20,7 @@ test: setup
 bench: build
 	scripts/bench.sh --bin $(BIN)
 	scripts/bench-batch.sh --bin $(BIN)
+	scripts/bench-video.sh --bin $(BIN)
 	scripts/bench-quality.sh --bin $(BIN)
 	scripts/bench-memory.sh --bin $(BIN)
 

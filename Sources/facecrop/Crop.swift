@@ -40,6 +40,11 @@ struct Crop: ParsableCommand {
 
     /// The library's options from the command line; throws ValidationError (exit 64) on nonsense.
     func cropOptions() throws -> CropOptions {
+        try Self.cropOptions(common: common, aspect: aspect, size: size, width: width)
+    }
+
+    /// Shared with `best-frame`, which takes the same --aspect, --size and --width.
+    static func cropOptions(common: CropArguments, aspect: String?, size: String?, width: Int?) throws -> CropOptions {
         var options = try common.options()
         if size != nil && width != nil { throw ValidationError("Use either --size or --width, not both.") }
         if let width {

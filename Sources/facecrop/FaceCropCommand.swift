@@ -14,7 +14,7 @@ struct FaceCropCommand: ParsableCommand {
             or unreadable, 73 output cannot be created, 1 any other error.
             """,
         version: FaceCropper.version,
-        subcommands: [Crop.self, Detect.self, Batch.self, Rank.self, Annotate.self],
+        subcommands: [Crop.self, Detect.self, Batch.self, Rank.self, Annotate.self, BestFrame.self, Stability.self],
         defaultSubcommand: Crop.self
     )
 

@@ -58,6 +58,12 @@ int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *e
 /// block boundaries over the mean step inside blocks (about 1 without blocking). Returns 0 or -1.
 int cfd_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char *error, size_t error_size);
 
+/// Translation between two 8-bit greyscale frames of the same size, by phase correlation (cv::phaseCorrelate)
+/// with a Hann window: *dx, *dy is how far the content moved from `previous` to `current`
+/// (positive: right, down), in pixels; *response is the height of the correlation peak (0...1, low when the
+/// frames have little in common). Returns 0, or -1 with a message in `error`.
+int cfd_phase_correlate(const uint8_t *previous, const uint8_t *current, int width, int height, double *dx, double *dy,
+                        double *response, char *error, size_t error_size);
 /// Drawing in place on packed 8-bit RGB, origin top-left, antialiased; colours as {R, G, B}. Return 0 or -1.
 /// A polyline of one point is drawn as a dot.
 int cfd_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,

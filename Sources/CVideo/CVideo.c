@@ -1,0 +1,351 @@
+// Video decoding with FFmpeg's libraries (libavformat, libavcodec, libswscale), behind include/CVideo.h.
+// Frames are scaled and converted to RGB in one swscale pass, then turned upright per the display matrix.
+#include "CVideo.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/display.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/log.h>
+#include <libswscale/swscale.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct CVVideo {
+    AVFormatContext *format;
+    AVCodecContext *codec;
+    AVStream *stream;
+    int stream_index;
+    AVPacket *packet;
+    AVFrame *frame;
+    struct SwsContext *sws;       // to RGB
+    struct SwsContext *sws_grey;  // to greyscale
+    uint8_t *turned;      // scratch for rotated frames
+    size_t turned_size;
+    int rotation;
+    double fps;
+    int flushed;          // end of file reached and the decoder told so
+    int decoded_any;
+    int pending;          // v->frame holds a frame not yet returned
+    double last_time;     // time of the frame in v->frame
+};
+
+static void set_error(char *error, size_t size, const char *what, int code) {
+    if (!error || size == 0) return;
+    if (code) {
+        char text[AV_ERROR_MAX_STRING_SIZE] = {0};
+        av_strerror(code, text, sizeof text);
+        snprintf(error, size, "%s: %s", what, text);
+    } else {
+        snprintf(error, size, "%s", what);
+    }
+}
+
+void cv_close(CVVideo *v) {
+    if (!v) return;
+    sws_freeContext(v->sws);
+    sws_freeContext(v->sws_grey);
+    av_frame_free(&v->frame);
+    av_packet_free(&v->packet);
+    avcodec_free_context(&v->codec);
+    avformat_close_input(&v->format);
+    free(v->turned);
+    free(v);
+}
+
+static double frame_time(const CVVideo *v, const AVFrame *f) {
+    int64_t ts = f->best_effort_timestamp;
+    if (ts == AV_NOPTS_VALUE) ts = f->pts;
+    if (ts == AV_NOPTS_VALUE) return 0;
+    int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
+    return (double)(ts - start) * av_q2d(v->stream->time_base);
+}
+
+/// Decodes the next frame into v->frame: CV_OK, CV_END or CV_DAMAGED.
+static int next_frame(CVVideo *v, char *error, size_t error_size) {
+    for (;;) {
+        int rc = avcodec_receive_frame(v->codec, v->frame);
+        if (rc == 0) {
+            v->decoded_any = 1;
+            v->last_time = frame_time(v, v->frame);
+            return CV_OK;
+        }
+        if (rc == AVERROR_EOF) return CV_END;
+        if (rc != AVERROR(EAGAIN)) {
+            set_error(error, error_size, "the decoder failed", rc);
+            return CV_DAMAGED;
+        }
+        if (v->flushed) return CV_END;
+        rc = av_read_frame(v->format, v->packet);
+        if (rc == AVERROR_EOF) {
+            avcodec_send_packet(v->codec, NULL);
+            v->flushed = 1;
+            continue;
+        }
+        if (rc < 0) {
+            set_error(error, error_size, "reading the file failed", rc);
+            return CV_DAMAGED;
+        }
+        if (v->packet->stream_index != v->stream_index) {
+            av_packet_unref(v->packet);
+            continue;
+        }
+        rc = avcodec_send_packet(v->codec, v->packet);
+        av_packet_unref(v->packet);
+        if (rc < 0) {
+            set_error(error, error_size, "the decoder refused the data", rc);
+            return CV_DAMAGED;
+        }
+    }
+}
+
+/// Clockwise rotation for display, as FFmpeg's own tools compute it from the display matrix.
+static int display_rotation(AVStream *st) {
+    size_t size = 0;
+    const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (!matrix || size < 9 * sizeof(int32_t)) return 0;
+    double theta = -round(av_display_rotation_get((const int32_t *)matrix));
+    if (isnan(theta)) return 0;
+    theta -= 360 * floor(theta / 360 + 0.9 / 360);
+    int quarter = (int)lround(theta / 90) % 4;
+    return quarter * 90;
+}
+
+/// Whether the container's index lists samples past the end of the file (a cut-off copy).
+static int samples_past_end(AVFormatContext *format, AVStream *st) {
+    int64_t file_size = format->pb ? avio_size(format->pb) : -1;
+    if (file_size <= 0) return 0;
+    int n = avformat_index_get_entries_count(st);
+    for (int i = n - 1; i >= 0 && i >= n - 64; i--) {
+        const AVIndexEntry *e = avformat_index_get_entry(st, i);
+        if (e && e->pos + e->size > file_size) return 1;
+    }
+    return 0;
+}
+
+/// Whether the file starts like an MP4/QuickTime file (an 'ftyp' box).
+static int is_isobmff(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char head[8] = {0};
+    const size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == sizeof head && memcmp(head + 4, "ftyp", 4) == 0;
+}
+
+int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CVInfo *info, char *error,
+            size_t error_size) {
+    *out = NULL;
+    memset(info, 0, sizeof *info);
+    av_log_set_level(AV_LOG_QUIET);
+    CVVideo *v = calloc(1, sizeof *v);
+    if (!v) {
+        set_error(error, error_size, "out of memory", 0);
+        return CV_FAILED;
+    }
+    int rc = avformat_open_input(&v->format, path, NULL, NULL);
+    if (rc < 0) {
+        set_error(error, error_size, "no demuxer could read it", rc);
+        cv_close(v);
+        // A cut-off MP4/QuickTime file whose index (moov) was to come at the end fails here: say so.
+        return rc == AVERROR(ENOMEM) ? CV_FAILED : is_isobmff(path) ? CV_NO_INDEX : CV_NOT_A_VIDEO;
+    }
+    rc = avformat_find_stream_info(v->format, NULL);
+    if (rc < 0) {
+        set_error(error, error_size, "its streams could not be read", rc);
+        cv_close(v);
+        return CV_DAMAGED;
+    }
+    const AVCodec *decoder = NULL;
+    rc = av_find_best_stream(v->format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+    if (rc == AVERROR_STREAM_NOT_FOUND || (rc >= 0 && (v->format->streams[rc]->disposition & AV_DISPOSITION_ATTACHED_PIC))) {
+        set_error(error, error_size, "it has no video stream", 0);
+        cv_close(v);
+        return CV_NO_VIDEO_STREAM;
+    }
+    if (rc < 0 || !decoder) {
+        AVStream *any = NULL;
+        for (unsigned i = 0; i < v->format->nb_streams; i++)
+            if (v->format->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) any = v->format->streams[i];
+        snprintf(error, error_size, "no decoder for its video codec '%s'",
+                 any ? avcodec_get_name(any->codecpar->codec_id) : "unknown");
+        cv_close(v);
+        return CV_UNSUPPORTED_CODEC;
+    }
+    v->stream_index = rc;
+    v->stream = v->format->streams[rc];
+    AVStream *st = v->stream;
+    snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(st->codecpar->codec_id));
+    if (samples_past_end(v->format, st)) {
+        set_error(error, error_size, "the file ends before the video data it lists", 0);
+        cv_close(v);
+        return CV_TRUNCATED;
+    }
+
+    info->coded_width = st->codecpar->width;
+    info->coded_height = st->codecpar->height;
+    if ((int64_t)st->codecpar->width * st->codecpar->height > max_pixels) {
+        set_error(error, error_size, "its frames have too many pixels", 0);
+        cv_close(v);
+        return CV_TOO_LARGE;
+    }
+
+    v->codec = avcodec_alloc_context3(decoder);
+    v->packet = av_packet_alloc();
+    v->frame = av_frame_alloc();
+    if (!v->codec || !v->packet || !v->frame) {
+        set_error(error, error_size, "out of memory", 0);
+        cv_close(v);
+        return CV_FAILED;
+    }
+    avcodec_parameters_to_context(v->codec, st->codecpar);
+    v->codec->thread_count = threads;
+    v->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    rc = avcodec_open2(v->codec, decoder, NULL);
+    if (rc < 0) {
+        snprintf(error, error_size, "the '%s' decoder could not start", decoder->name);
+        cv_close(v);
+        return CV_UNSUPPORTED_CODEC;
+    }
+
+    v->rotation = display_rotation(st);
+    AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    v->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
+    v->last_time = -1;
+
+    // Decode the first frame now: a stream without frames or with undecodable data fails here, clearly.
+    rc = next_frame(v, error, error_size);
+    if (rc == CV_END) {
+        set_error(error, error_size, "it contains no video frames", 0);
+        cv_close(v);
+        return CV_NO_FRAMES;
+    }
+    if (rc != CV_OK) {
+        cv_close(v);
+        return rc;
+    }
+    v->pending = 1;
+
+    int cw = v->frame->width, ch = v->frame->height;
+    info->coded_width = cw;
+    info->coded_height = ch;
+    info->rotation = v->rotation;
+    info->width = v->rotation % 180 ? ch : cw;
+    info->height = v->rotation % 180 ? cw : ch;
+    info->fps = v->fps;
+    if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
+        info->duration = (double)st->duration * av_q2d(st->time_base);
+    else if (v->format->duration > 0)
+        info->duration = (double)v->format->duration / AV_TIME_BASE;
+    info->frame_count = st->nb_frames > 0 ? (long)st->nb_frames : avformat_index_get_entries_count(st);
+    if (info->frame_count <= 0 && info->duration > 0 && v->fps > 0) info->frame_count = lround(info->duration * v->fps);
+    *out = v;
+    return CV_OK;
+}
+
+/// Whether decoding forward from the current position reaches `at` later than a seek would.
+static int seek_is_cheaper(CVVideo *v, double at, double tolerance) {
+    if (!v->decoded_any) return 0;
+    double have = v->pending ? v->last_time - tolerance : v->last_time + tolerance;
+    if (at < have) return 1;  // the frame wanted was passed
+    int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
+    int64_t ts = start + (int64_t)(at / av_q2d(v->stream->time_base));
+    const AVIndexEntry *key = avformat_index_get_entry_from_timestamp(v->stream, ts, AVSEEK_FLAG_BACKWARD);
+    if (!key || key->timestamp == AV_NOPTS_VALUE) return 0;
+    double key_time = (double)(key->timestamp - start) * av_q2d(v->stream->time_base);
+    return key_time > v->last_time + tolerance;
+}
+
+/// Turns packed pixels of `bpp` bytes (sw x sh, stored orientation) clockwise by `rotation` into width x height.
+static void turn(const uint8_t *src, int sw, int sh, int bpp, int rotation, uint8_t *dst, int width, int height) {
+    for (int dy = 0; dy < height; dy++) {
+        uint8_t *row = dst + (size_t)dy * width * bpp;
+        for (int dx = 0; dx < width; dx++) {
+            int sx, sy;
+            if (rotation == 90) { sx = dy; sy = sh - 1 - dx; }
+            else if (rotation == 270) { sx = sw - 1 - dy; sy = dx; }
+            else { sx = sw - 1 - dx; sy = sh - 1 - dy; }
+            memcpy(row + dx * bpp, src + ((size_t)sy * sw + sx) * bpp, bpp);
+        }
+    }
+}
+
+/// Scales and converts v->frame into `out` (width x height in display orientation, `format` RGB24 or GRAY8).
+static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat format, int width, int height, uint8_t *out,
+                   char *error, size_t error_size) {
+    AVFrame *f = v->frame;
+    const int bpp = format == AV_PIX_FMT_RGB24 ? 3 : 1;
+    const int quarter = v->rotation % 180 != 0;
+    const int sw = quarter ? height : width, sh = quarter ? width : height;  // scaled size, stored orientation
+    const int shrinking = sw < f->width || sh < f->height;
+    *context = sws_getCachedContext(*context, f->width, f->height, f->format, sw, sh, format,
+                                    shrinking ? SWS_AREA : SWS_BICUBIC, NULL, NULL, NULL);
+    if (!*context) {
+        set_error(error, error_size, "cannot convert its pixel format", 0);
+        return CV_FAILED;
+    }
+    uint8_t *target = out;
+    if (v->rotation) {
+        size_t need = (size_t)sw * sh * bpp;
+        if (v->turned_size < need) {
+            uint8_t *p = realloc(v->turned, need);
+            if (!p) {
+                set_error(error, error_size, "out of memory", 0);
+                return CV_FAILED;
+            }
+            v->turned = p;
+            v->turned_size = need;
+        }
+        target = v->turned;
+    }
+    uint8_t *planes[4] = {target, NULL, NULL, NULL};
+    int strides[4] = {sw * bpp, 0, 0, 0};
+    sws_scale(*context, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
+    if (v->rotation) turn(target, sw, sh, bpp, v->rotation, out, width, height);
+    return CV_OK;
+}
+
+int cv_read(CVVideo *v, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
+            int grey_width, int grey_height, uint8_t *grey, double *time, char *error, size_t error_size) {
+    if (converted) *converted = 0;
+    if (!v || (rgb && (rgb_width <= 0 || rgb_height <= 0)) || (grey && (grey_width <= 0 || grey_height <= 0))) {
+        set_error(error, error_size, "invalid arguments", 0);
+        return CV_FAILED;
+    }
+    const double tolerance = v->fps > 0 ? 0.5 / v->fps : 0.001;
+    if (at >= 0 && seek_is_cheaper(v, at, tolerance)) {
+        int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
+        int64_t ts = start + (int64_t)(at / av_q2d(v->stream->time_base));
+        int rc = av_seek_frame(v->format, v->stream_index, ts, AVSEEK_FLAG_BACKWARD);
+        if (rc < 0) {
+            set_error(error, error_size, "seeking failed", rc);
+            return CV_DAMAGED;
+        }
+        avcodec_flush_buffers(v->codec);
+        v->flushed = 0;
+        v->pending = 0;
+        v->decoded_any = 0;
+    }
+    for (;;) {
+        if (!v->pending) {
+            int rc = next_frame(v, error, error_size);
+            if (rc != CV_OK) return rc;
+        }
+        v->pending = 0;
+        if (at < 0 || v->last_time >= at - tolerance) break;
+    }
+    *time = v->last_time;
+    if (grey) {
+        int rc = convert(v, &v->sws_grey, AV_PIX_FMT_GRAY8, grey_width, grey_height, grey, error, error_size);
+        if (rc != CV_OK) return rc;
+    }
+    if (rgb && v->last_time >= rgb_from - tolerance) {
+        int rc = convert(v, &v->sws, AV_PIX_FMT_RGB24, rgb_width, rgb_height, rgb, error, error_size);
+        if (rc != CV_OK) return rc;
+        if (converted) *converted = 1;
+    }
+    return CV_OK;
+}

@@ -1,0 +1,573 @@
+// Best frame of a video or Live Photo: one thread decodes small copies of the frames needed, this one registers
+// consecutive frames and tracks stability, two workers detect and score the frames to analyse; then the choice
+// (FaceCropCore.FrameSelection), and the winner decoded again at full resolution and written, cropped or whole,
+// through the image pipeline.
+import FaceCropCore
+import Synchronization
+
+/// How frames are sampled, gated and bounded.
+public struct VideoOptions: Sendable {
+    /// Frames evenly spaced over the duration (ignored with `everyFrame`).
+    public var frames = 12
+    /// Analyse every frame instead.
+    public var everyFrame = false
+    /// Score only frames where the scene is stable (the Live Photo's still always counts).
+    public var stableOnly = false
+    /// Manhattan length of the summed shifts under which the scene is stable, in analysis pixels.
+    public var stabilityThreshold = 20.0
+    public var historyLength = 15
+    /// Refuse longer videos (seconds).
+    public var maxDuration = 60.0
+    /// Refuse to analyse more frames than this (every-frame mode on long videos; --frames).
+    public var maxFrames = 900
+    /// Consider a Live Photo's still beside the video (same name, .heic/.jpg) as a candidate.
+    public var includeStill = true
+    /// Keep the analysed frames (for a contact sheet).
+    public var keepFrames = false
+    public init() {}
+
+    public static let videoExtensions = ["mov", "mp4", "m4v"]
+    public static let stillExtensions = ["heic", "heif", "jpg", "jpeg"]
+}
+
+/// The files of one input: the video, and a Live Photo's still when there is one.
+public struct VideoInput: Sendable, Hashable, Codable {
+    public var video: String
+    public var still: String?
+}
+
+/// One analysed candidate: a video frame or the still.
+public struct FrameAnalysis: Sendable {
+    public var time: Double?
+    public var isStill: Bool
+    public var faces: [FaceObservation]
+    public var quality: [CaptureQuality]
+    /// Registration against the previous frame (nil for the first frame after a jump, and the still).
+    public var shift: Shift?
+    public var response: Double?
+    /// The summed shifts of the stability window, and whether the scene was stable (nil for the still).
+    public var drift: Shift?
+    public var stable: Bool?
+    /// The analysed pixels, with `VideoOptions.keepFrames`.
+    public var frame: RGBImage?
+}
+
+/// Everything the choice of a best frame was made from.
+public struct VideoAnalysis: Sendable {
+    public var input: VideoInput
+    public var info: VideoInfo
+    public var analysisSize: ImageSize
+    /// Video frames in time order, then the still.
+    public var frames: [FrameAnalysis]
+    public var scores: [Double?]
+    public var choice: FrameChoice
+    public var timings = VideoTimings()
+    /// The still read at full resolution (for writing it when it wins).
+    let still: Analysis?
+
+    public var chosenIndex: Int? {
+        if case .chosen(let index, _) = choice { return index }
+        return nil
+    }
+}
+
+/// Milliseconds: opening and analysing every frame (decode overlapped), of which waiting for the decoder,
+/// and writing the chosen frame.
+public struct VideoTimings: Codable, Sendable, Hashable {
+    public var analyse = 0.0
+    public var decodeWait = 0.0
+    public var write = 0.0
+    public var total = 0.0
+}
+
+public struct BestFrameFinder: Sendable {
+    public let cropper: FaceCropper
+    public let quality: QualityAnalyzer
+    public var options: VideoOptions
+
+    public init(cropper: FaceCropper, quality: QualityAnalyzer, options: VideoOptions = VideoOptions()) {
+        self.cropper = cropper
+        self.quality = quality
+        self.options = options
+    }
+
+    /// The video and still of an input: a video (with its still beside it, if any), or a still whose video
+    /// sits beside it with the same name.
+    public static func resolve(_ input: String, includeStill: Bool = true) throws(VideoError) -> VideoInput {
+        do { try InputCheck.readableFile(input) } catch { throw .image(error) }
+        let name = input.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? input
+        let dot = name.lastIndex(of: ".")
+        let ext = dot.map { String(name[name.index(after: $0)...]).lowercased() } ?? ""
+        let stem = dot.map { String(input.dropLast(name.distance(from: $0, to: name.endIndex))) } ?? input
+        func siblings(_ exts: [String]) -> [String] { exts.flatMap { [stem + "." + $0, stem + "." + $0.uppercased()] } }
+        func firstReadable(_ paths: [String]) -> String? {
+            paths.first { (try? InputCheck.readableFile($0)) != nil && !OutputCheck.sameFile($0, input) }
+        }
+        if VideoOptions.stillExtensions.contains(ext) {
+            let candidates = siblings(VideoOptions.videoExtensions)
+            guard let video = firstReadable(candidates) else { throw .stillWithoutVideo(input, looked: candidates) }
+            return VideoInput(video: video, still: input)
+        }
+        return VideoInput(video: input, still: includeStill ? firstReadable(siblings(VideoOptions.stillExtensions)) : nil)
+    }
+
+    /// A frame size of the video's display aspect with this long side.
+    static func frameSize(for info: VideoInfo, longSide: Int) -> ImageSize {
+        let scale = Double(longSide) / Double(max(info.width, info.height))
+        return ImageSize(width: max(8, Int((Double(info.width) * scale).rounded())), height: max(8, Int((Double(info.height) * scale).rounded())))
+    }
+
+    /// Long side of the greyscale frames registered (shifts are then scaled to the analysis scale).
+    static let registrationSide = 256
+
+    /// Opens the video and checks it against the limits.
+    static func open(_ video: String, options: VideoOptions, maxPixels: Int) throws(VideoError) -> VideoDecoder {
+        let decoder = try VideoDecoder(video, maxPixels: maxPixels)
+        let info = decoder.info
+        if info.duration > options.maxDuration { throw .tooLong(video, seconds: info.duration, limit: options.maxDuration) }
+        if options.everyFrame, info.frameCount > options.maxFrames {
+            throw .tooManyFrames(video, frames: info.frameCount, limit: options.maxFrames)
+        }
+        if !options.everyFrame, options.frames > options.maxFrames {
+            throw .tooManyFrames(video, frames: options.frames, limit: options.maxFrames)
+        }
+        return decoder
+    }
+
+    /// One registered frame: its translation from the previous frame (in analysis pixels) and the stability
+    /// of the scene there.
+    struct Registered {
+        var frame: VideoFrame
+        var shift: Shift?
+        var response: Double?
+        var drift: Shift?
+        var stable: Bool
+        /// A frame to analyse (a sample, or any frame in every-frame mode).
+        var isSample: Bool
+    }
+
+    /// What the decoding thread hands over: a frame, whether it follows the previous one, whether to analyse it.
+    struct Decoded: Sendable {
+        var frame: VideoFrame
+        var jumped: Bool
+        var isSample: Bool
+    }
+
+    /// Which frames to decode. Used by the decoding thread only.
+    final class FramePlan: @unchecked Sendable {
+        let samples: [Double]?
+        let fps: Double
+        let history: Int
+        let limit: Int
+        private var next = 0, analysed = 0
+
+        init(samples: [Double]?, fps: Double, history: Int, limit: Int) {
+            (self.samples, self.fps, self.history, self.limit) = (samples, fps, history, limit)
+        }
+
+        var tolerance: Double { 0.5 / fps }
+
+        /// What to read after `frame` (seek to, RGB from), or nil to stop.
+        func request(after frame: VideoFrame?) -> (at: Double?, rgbFrom: Double)? {
+            guard let samples else { return analysed < limit ? (nil, 0) : nil }
+            if let frame, frame.time >= samples[min(next, samples.count - 1)] - tolerance {
+                while next < samples.count, samples[next] <= frame.time + tolerance { next += 1 }
+            }
+            guard next < samples.count else { return nil }
+            let windowStart = samples[next] - Double(history) / fps
+            if let frame, frame.time >= windowStart - 1.5 / fps { return (nil, samples[next]) }
+            return (max(0, windowStart), samples[next])
+        }
+
+        func decoded(_ frame: VideoFrame, request: (at: Double?, rgbFrom: Double)) -> Decoded {
+            let isSample = samples == nil || frame.time >= request.rgbFrom - tolerance
+            if isSample { analysed += 1 }
+            return Decoded(frame: frame, jumped: request.at != nil, isSample: isSample)
+        }
+    }
+
+    /// Decodes frames on a thread of its own, up to 32 frames ahead of `body`, which runs here; registers each
+    /// with the one before and tracks stability. Sampled mode (`samples`): each sample comes with the
+    /// `history` frames before it, registered too, so its stability is Apple's test over the frames just
+    /// before it; frames between windows are skipped (decoded only as far as the codec needs). Every-frame
+    /// mode (nil): every frame, at most `limit`. RGB at `rgb` is made for samples only. Returns milliseconds
+    /// spent waiting for the decoder.
+    static func forEachFrame(
+        _ decoder: VideoDecoder, samples: [Double]?, options: VideoOptions, rgb: ImageSize?, analysisScale: Double,
+        _ body: (Registered) throws(VideoError) -> Void
+    ) throws(VideoError) -> Double {
+        let info = decoder.info
+        let plan = FramePlan(samples: samples, fps: info.fps > 0 ? info.fps : 30, history: options.historyLength, limit: options.maxFrames)
+        let grey = frameSize(for: info, longSide: registrationSide)
+        let scale = analysisScale / Double(registrationSide)
+        let queue = FrameQueue<Decoded>(capacity: 32)
+        let producer = BackgroundTask<Void> {
+            defer { queue.finish() }
+            var last: VideoFrame?
+            while let request = plan.request(after: last),
+                let frame = try decoder.read(at: request.at, rgbFrom: request.rgbFrom, rgb: rgb, grey: grey)
+            {
+                last = frame
+                guard queue.push(plan.decoded(frame, request: request)) else { return }
+            }
+        }
+        var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+        var previous: VideoFrame?
+        var waited = 0.0
+        do {
+            while true {
+                let waitStart = ContinuousClock.now
+                guard let item = queue.pop() else { break }
+                waited += FaceCropper.ms(waitStart, .now)
+                let frame = item.frame
+                if item.jumped || previous.map({ frame.time <= $0.time }) == true {
+                    // Not the frame after the previous one: start the history afresh.
+                    tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
+                    previous = nil
+                }
+                var registered = Registered(frame: frame, stable: false, isSample: item.isSample)
+                if let previous {
+                    let measured = try Registration.shift(from: previous, to: frame)
+                    let shift = Shift(x: measured.shift.x * scale, y: measured.shift.y * scale)
+                    tracker.add(shift)
+                    (registered.shift, registered.response, registered.drift) = (shift, measured.response, tracker.drift)
+                }
+                registered.stable = tracker.isStable
+                previous = frame
+                try body(registered)
+            }
+        } catch {
+            queue.cancel()
+            _ = try? producer.value()  // join the decoder before leaving
+            throw error
+        }
+        do { try producer.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
+        return waited
+    }
+
+    /// The size faces are detected on: the analysis size, halved in every-frame mode (cheap enough to keep up
+    /// with the decoder).
+    func detectionSize(_ info: VideoInfo) -> ImageSize {
+        Self.frameSize(for: info, longSide: options.everyFrame ? max(32, cropper.analysisSize / 2) : cropper.analysisSize)
+    }
+
+    /// Analyses the input: every sampled frame registered, searched for faces and scored; then the choice.
+    public func analyze(_ input: String) throws(VideoError) -> VideoAnalysis {
+        let start = ContinuousClock.now
+        let resolved = try Self.resolve(input, includeStill: options.includeStill)
+        let decoder = try Self.open(resolved.video, options: options, maxPixels: cropper.maxPixels)
+        let info = decoder.info
+        let size = detectionSize(info)
+        let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        // A Live Photo's still is read and searched on a thread of its own meanwhile.
+        let cropper = cropper
+        let stillTask = resolved.still.map { path in
+            BackgroundTask { () throws -> Analysis in
+                do throws(FaceCropError) { return try cropper.analyze(path) } catch { throw VideoError.image(error) }
+            }
+        }
+        // Frames to analyse go to `analysisThreads` workers (the detector and the expression model serialise
+        // themselves; the rest runs in parallel) while this thread registers and the decoder runs ahead.
+        let path = resolved.video
+        let work = FrameQueue<(index: Int, frame: Registered)>(capacity: 2 * Self.analysisThreads)
+        let results = Mutex<[Int: Result<FrameAnalysis, VideoError>]>([:])
+        let workers = (0..<Self.analysisThreads).map { _ in
+            BackgroundTask<Void> {
+                while let job = work.pop() {
+                    let result = Result { () throws(VideoError) in try analyzeSample(job.frame, path: path) }
+                    results.withLock { $0[job.index] = result }
+                    if case .failure = result { work.cancel() }
+                }
+            }
+        }
+        var submitted = 0
+        let waited: Double
+        do {
+            waited = try Self.forEachFrame(decoder, samples: samples, options: options, rgb: size, analysisScale: Double(cropper.analysisSize)) {
+                (r) throws(VideoError) in
+                guard r.isSample, r.frame.image != nil else { return }
+                guard work.push((submitted, r)) else { throw .decoder("analysis stopped") }  // a worker failed: its error follows
+                submitted += 1
+            }
+        } catch {
+            work.cancel()
+            for worker in workers { try? worker.value() }
+            _ = try? stillTask?.value()
+            throw results.withLock { $0.values.compactMap { r -> VideoError? in if case .failure(let e) = r { return e } else { return nil } }.first } ?? error
+        }
+        work.finish()
+        for worker in workers { try? worker.value() }
+        let stillResult = stillTask.map { task in Result { () throws(VideoError) in
+            do { return try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
+        } }
+        var frames: [FrameAnalysis] = []
+        for index in 0..<submitted {
+            guard let result = results.withLock({ $0[index] }) else { throw .decoder("frame \(index) was not analysed") }
+            frames.append(try result.get())
+        }
+        var still: Analysis?
+        if let stillPath = resolved.still, let stillResult {
+            let full = try stillResult.get()
+            // Scored on its analysis-size copy, like the video frames, so sharpness and size compare fairly.
+            let small = Analysis(
+                path: stillPath, storedSize: full.analysisSize, orientation: .up, loader: full.loader, faces: full.faces,
+                analysisSize: full.analysisSize, preview: full.preview, decoded: full.preview, interpretation: "srgb")
+            var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
+            do throws(FaceCropError) { result.quality = try quality.assess(small) } catch { throw .image(error) }
+            if options.keepFrames {
+                do throws(VipsError) { result.frame = try RGBImage(full.preview) } catch { throw .image(.imageProcessing(error.message)) }
+            }
+            frames.append(result)
+            still = full
+        }
+        let candidates = frames.map { FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.isStill ? nil : $0.stable, isStill: $0.isStill) }
+        var analysis = VideoAnalysis(
+            input: resolved, info: info, analysisSize: size, frames: frames, scores: FrameSelection.scores(candidates),
+            choice: FrameSelection.choose(candidates, stableOnly: options.stableOnly), still: still)
+        analysis.timings.analyse = FaceCropper.ms(start, .now)
+        analysis.timings.decodeWait = waited
+        return analysis
+    }
+
+    /// Threads analysing frames at once.
+    static let analysisThreads = 2
+
+    /// One frame to analyse: faces, their capture quality, and the stability measured for it.
+    func analyzeSample(_ r: Registered, path: String) throws(VideoError) -> FrameAnalysis {
+        guard let image = r.frame.image else { throw .decoder("frame at \(r.frame.time) s has no pixels to analyse") }
+        let analysis = try analyzeFrame(image, path: path)
+        var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: analysis.faces, quality: [])
+        (result.shift, result.response, result.drift, result.stable) = (r.shift, r.response, r.drift, r.stable)
+        do { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
+        if options.keepFrames { result.frame = image }
+        return result
+    }
+
+    /// Faces of one in-memory frame at the analysis size, as an `Analysis` the quality analyser can read.
+    func analyzeFrame(_ frame: RGBImage, path: String) throws(VideoError) -> Analysis {
+        let size = ImageSize(width: frame.width, height: frame.height)
+        do {
+            let image = try frame.vipsImage
+            let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
+                try cropper.detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, threshold: cropper.threshold)
+            }
+            let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
+            return Analysis(
+                path: path, storedSize: size, orientation: .up, loader: "video", faces: faces, analysisSize: size,
+                preview: image, decoded: image, interpretation: "srgb")
+        } catch let error as VipsError {
+            throw .image(.imageProcessing(error.message))
+        } catch let error as FaceCropError {
+            throw .image(error)
+        } catch {
+            throw .image(.imageProcessing("\(error)"))
+        }
+    }
+
+    /// The chosen candidate at full resolution, ready for `FaceCropper.plan` and `write`: a video frame decoded
+    /// again at the video's display size, or the still as read.
+    public func fullResolution(_ analysis: VideoAnalysis, index: Int) throws(VideoError) -> Analysis {
+        let candidate = analysis.frames[index]
+        if candidate.isStill, var still = analysis.still {
+            still.quality = candidate.quality
+            return still
+        }
+        let decoder = try VideoDecoder(analysis.input.video, maxPixels: cropper.maxPixels)
+        let info = decoder.info
+        let size = ImageSize(width: info.width, height: info.height)
+        guard let frame = try decoder.readRGB(at: candidate.time ?? 0, size: size) else {
+            throw .decoder("frame at \(candidate.time ?? 0) s could not be decoded again")
+        }
+        let image: VipsImage
+        do { image = try frame.vipsImage } catch {
+            throw .image(.imageProcessing(error.message))
+        }
+        var full = Analysis(
+            path: analysis.input.video, storedSize: size, orientation: .up, loader: "video", faces: candidate.faces,
+            analysisSize: analysis.analysisSize, preview: image, decoded: image, interpretation: "srgb")
+        full.quality = candidate.quality
+        return full
+    }
+
+    /// Writes the chosen frame: cropped with `crop` options (`minQuality` leaves out faces scored below it, as
+    /// for an image), or whole (then `crop` gives only the output quality and strip).
+    public func write(_ analysis: VideoAnalysis, to output: String, crop: CropOptions, cropped: Bool) throws(VideoError) -> (output: OutputInfo, crop: CropInfo?) {
+        guard let index = analysis.chosenIndex else { throw .noFace(analysis.input.video, frames: analysis.frames.count) }
+        let full = try fullResolution(analysis, index: index)
+        do {
+            if cropped {
+                let screened = try cropper.screen(full, minimum: crop.minQuality)
+                let plan = try cropper.plan(screened, options: crop)
+                return (try cropper.write(screened, crop: plan.rect, to: output, options: crop), plan)
+            }
+            var whole = crop
+            whole.size = nil
+            let rect = PixelRect(x: 0, y: 0, width: full.size.width, height: full.size.height)
+            return (try cropper.write(full, crop: rect, to: output, options: whole), nil)
+        } catch {
+            throw .image(error)
+        }
+    }
+
+    /// Registration only, for `facecrop stability`: every frame (or the sampled ones) with its shift from the
+    /// previous frame and whether the scene is stable. Shifts are in pixels of frames whose long side is
+    /// `analysisSize`.
+    public static func stability(
+        _ input: String, options: VideoOptions, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels
+    ) throws(VideoError) -> StabilityReport {
+        let resolved = try resolve(input, includeStill: false)
+        let decoder = try open(resolved.video, options: options, maxPixels: maxPixels)
+        let info = decoder.info
+        let size = frameSize(for: info, longSide: analysisSize)
+        var rows: [StabilityFrame] = []
+        let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        _ = try forEachFrame(decoder, samples: samples, options: options, rgb: nil, analysisScale: Double(analysisSize)) { r throws(VideoError) in
+            guard r.isSample else { return }
+            rows.append(StabilityFrame(
+                index: rows.count, time: r.frame.time.rounded(4), shift: r.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
+                response: r.response?.rounded(4), drift: r.drift?.manhattan.rounded(3), stable: r.stable))
+        }
+        return StabilityReport(
+            input: input, video: info, analysis: SizeInfo(width: size.width, height: size.height),
+            threshold: options.stabilityThreshold, history: options.historyLength, frames: rows)
+    }
+}
+
+public struct SizeInfo: Codable, Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+}
+
+/// `facecrop stability --json`.
+public struct StabilityReport: Codable, Sendable {
+    public var version = FaceCropper.version
+    public var input: String
+    public var video: VideoInfo
+    /// Size of the analysed frames: shifts are in these pixels.
+    public var analysis: SizeInfo
+    public var threshold: Double
+    public var history: Int
+    public var frames: [StabilityFrame]
+}
+
+public struct StabilityFrame: Codable, Sendable, Hashable {
+    public var index: Int
+    public var time: Double
+    /// Translation from the previous analysed frame (absent for the first).
+    public var shift: Shift?
+    /// Phase-correlation peak, 0...1.
+    public var response: Double?
+    /// Manhattan length of the summed shifts over the window.
+    public var drift: Double?
+    public var stable: Bool
+}
+
+extension BestFrameFinder {
+    /// Fails early (before any decoding) when `output` cannot be written: extension, folder, not the input.
+    public static func checkOutput(_ output: String, input: String) throws(VideoError) {
+        do { try OutputCheck.writable(output, input: input) } catch { throw .image(error) }
+    }
+
+    /// The `--json` report.
+    public func report(_ analysis: VideoAnalysis, output: OutputInfo? = nil, crop: CropInfo? = nil) -> BestFrameReport {
+        let chosen = analysis.chosenIndex
+        let frames = analysis.frames.enumerated().map { i, f in
+            FrameReport(
+                index: i, source: f.isStill ? "still" : "video", time: f.time?.rounded(4),
+                faces: zip(f.faces, f.quality).map { face, q in
+                    FrameFaceReport(
+                        boundingBox: face.boundingBox.rounded(6), confidence: face.confidence.rounded(4), score: q.score.rounded(4),
+                        components: q.components.mapValues { $0.rounded(4) })
+                },
+                score: analysis.scores[i]?.rounded(4), shift: f.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
+                response: f.response?.rounded(4), drift: f.drift?.manhattan.rounded(3), stable: f.stable, chosen: i == chosen)
+        }
+        var chosenInfo: ChosenFrame?
+        let outcome: String
+        switch analysis.choice {
+        case .chosen(let index, let reason):
+            outcome = "chosen"
+            let f = analysis.frames[index]
+            chosenInfo = ChosenFrame(index: index, source: f.isStill ? "still" : "video", time: f.time?.rounded(4), score: analysis.scores[index]?.rounded(4) ?? 0, reason: reason)
+        case .noFace: outcome = "noFace"
+        case .noStableFace: outcome = "noStableFace"
+        }
+        var timings = analysis.timings
+        timings.analyse = timings.analyse.rounded(2)
+        timings.decodeWait = timings.decodeWait.rounded(2)
+        timings.write = timings.write.rounded(2)
+        timings.total = timings.total.rounded(2)
+        return BestFrameReport(
+            input: analysis.input, video: analysis.info,
+            analysis: VideoAnalysisInfo(
+                width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: cropper.detector.kind,
+                threshold: cropper.threshold, mode: options.everyFrame ? "every-frame" : "sampled",
+                requested: options.everyFrame ? nil : options.frames),
+            stability: StabilitySettings(threshold: options.stabilityThreshold, history: options.historyLength, stableOnly: options.stableOnly),
+            frames: frames, outcome: outcome, chosen: chosenInfo, crop: crop, output: output, timings: timings)
+    }
+}
+
+/// `facecrop best-frame --json` (schema in README).
+public struct BestFrameReport: Codable, Sendable {
+    public var version = FaceCropper.version
+    public var input: VideoInput
+    public var video: VideoInfo
+    public var analysis: VideoAnalysisInfo
+    public var stability: StabilitySettings
+    public var frames: [FrameReport]
+    /// "chosen", "noFace" or "noStableFace".
+    public var outcome: String
+    public var chosen: ChosenFrame?
+    public var crop: CropInfo?
+    public var output: OutputInfo?
+    public var timings: VideoTimings
+}
+
+public struct VideoAnalysisInfo: Codable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var detector: DetectorKind
+    public var threshold: Double
+    /// "sampled" or "every-frame".
+    public var mode: String
+    /// Frames asked for in sampled mode.
+    public var requested: Int?
+}
+
+public struct StabilitySettings: Codable, Sendable {
+    public var threshold: Double
+    public var history: Int
+    public var stableOnly: Bool
+}
+
+public struct FrameReport: Codable, Sendable {
+    public var index: Int
+    /// "video" or "still".
+    public var source: String
+    public var time: Double?
+    public var faces: [FrameFaceReport]
+    /// Frame score (absent without a face).
+    public var score: Double?
+    public var shift: Shift?
+    public var response: Double?
+    public var drift: Double?
+    public var stable: Bool?
+    public var chosen: Bool
+}
+
+public struct FrameFaceReport: Codable, Sendable {
+    /// Vision-style: normalized 0...1, origin bottom-left.
+    public var boundingBox: Rect
+    public var confidence: Double
+    public var score: Double
+    public var components: [String: Double]
+}
+
+public struct ChosenFrame: Codable, Sendable {
+    public var index: Int
+    public var source: String
+    public var time: Double?
+    public var score: Double
+    public var reason: String
+}

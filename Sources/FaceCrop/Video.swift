@@ -1,0 +1,167 @@
+// The only file that talks to FFmpeg (through CVideo), plus frame registration (through CFaceDetect).
+import CFaceDetect
+import CVideo
+import FaceCropCore
+
+/// What can go wrong with a video input, with the exit status the command uses for it.
+public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notAVideo(String, detail: String)
+    case noVideoStream(String)
+    case unsupportedCodec(String, detail: String)
+    case truncated(String)
+    case noIndex(String)
+    case damaged(String, detail: String)
+    case noFrames(String)
+    case tooLong(String, seconds: Double, limit: Double)
+    case tooManyFrames(String, frames: Int, limit: Int)
+    case frameTooLarge(String, width: Int, height: Int, limit: Int)
+    case stillWithoutVideo(String, looked: [String])
+    case noFace(String, frames: Int)
+    case noStableFace(String, frames: Int)
+    case decoder(String)
+    /// A problem of the image pipeline (the still, the output).
+    case image(FaceCropError)
+
+    /// 2 no face in any frame; 65 not a readable video; 66 a still without its video (and input problems
+    /// as for images); others as the image pipeline's.
+    public var exitCode: Int32 {
+        switch self {
+        case .noFace, .noStableFace: return 2
+        case .notAVideo, .noVideoStream, .unsupportedCodec, .truncated, .noIndex, .damaged, .noFrames, .tooLong, .tooManyFrames, .frameTooLarge: return 65
+        case .stillWithoutVideo: return 66
+        case .decoder: return 1
+        case .image(let e): return e.exitCode
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notAVideo(let p, let detail): return "Input '\(p)' is not a video facecrop can read (\(detail))."
+        case .noVideoStream(let p): return "Input '\(p)' has no video stream."
+        case .unsupportedCodec(let p, let detail): return "Input '\(p)' cannot be decoded: \(detail)."
+        case .truncated(let p): return "Input '\(p)' is truncated: the file ends before the video data it lists."
+        case .noIndex(let p): return "Input '\(p)' is truncated or damaged: it is an MP4/QuickTime file without its index (the 'moov' box)."
+        case .damaged(let p, let detail): return "Input '\(p)' is damaged: \(detail)."
+        case .noFrames(let p): return "Input '\(p)' contains no video frames."
+        case .tooLong(let p, let s, let limit):
+            return "Input '\(p)' lasts \(String((s * 10).rounded() / 10)) s, over the limit of \(String(limit)) s; raise it with --max-duration if you trust this file."
+        case .tooManyFrames(let p, let n, let limit):
+            return "Input '\(p)' has \(n) frames, over the limit of \(limit) analysed frames; raise it with --max-frames or sample with --frames."
+        case .frameTooLarge(let p, let w, let h, let limit):
+            return "Input '\(p)' has frames of \(w)x\(h) (\(w * h) pixels), over the limit of \(limit) pixels; raise it with --max-pixels if you trust this file."
+        case .stillWithoutVideo(let p, let looked):
+            return "No video found beside the still '\(p)' (looked for \(looked.map { "'\($0)'" }.joined(separator: ", ")))."
+        case .noFace(let p, let n): return "No face found in any of the \(n) frames analysed of '\(p)'."
+        case .noStableFace(let p, let n):
+            return "No face found in a stable frame of '\(p)' (\(n) frames analysed); drop --stable-only or raise --stability-threshold."
+        case .decoder(let detail): return "Video decoding failed: \(detail)."
+        case .image(let e): return e.description
+        }
+    }
+}
+
+/// What the container says about the video stream.
+public struct VideoInfo: Codable, Sendable, Hashable {
+    /// Display size (after rotation).
+    public var width: Int
+    public var height: Int
+    /// Clockwise quarter turn applied for display (the phone's rotation metadata): 0, 90, 180, 270.
+    public var rotation: Int
+    public var duration: Double
+    public var fps: Double
+    public var frameCount: Int
+    public var codec: String
+}
+
+/// One decoded frame in display orientation, with its time in seconds: in greyscale at the registration
+/// size, and in RGB at the analysis size when it is a frame to analyse.
+public struct VideoFrame: Sendable {
+    public var time: Double
+    public var image: RGBImage?
+    public var grey: [UInt8]
+    public var greySize: ImageSize
+}
+
+/// An open video. Not thread-safe: one caller at a time (the best-frame pipeline reads it from its decoding
+/// thread only, and joins that thread before letting go of it), hence @unchecked Sendable.
+final class VideoDecoder: @unchecked Sendable {
+    let path: String
+    let info: VideoInfo
+    private let pointer: OpaquePointer
+
+    /// Opens the video; frames of more than `maxPixels` are refused before any is decoded.
+    init(_ path: String, maxPixels: Int, threads: Int = 0) throws(VideoError) {
+        var handle: OpaquePointer?
+        var raw = CVInfo()
+        var error = [CChar](repeating: 0, count: 512)
+        let rc = Int(cv_open(path, Int32(threads), Int64(maxPixels), &handle, &raw, &error, error.count))
+        if rc == CV_TOO_LARGE {
+            throw .frameTooLarge(path, width: Int(raw.coded_width), height: Int(raw.coded_height), limit: maxPixels)
+        }
+        guard rc == CV_OK, let handle else { throw Self.error(rc, path: path, message: cString(error)) }
+        pointer = handle
+        self.path = path
+        let codec = withUnsafeBytes(of: raw.codec) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        info = VideoInfo(
+            width: Int(raw.width), height: Int(raw.height), rotation: Int(raw.rotation), duration: raw.duration,
+            fps: raw.fps, frameCount: raw.frame_count, codec: codec)
+    }
+
+    deinit { cv_close(pointer) }
+
+    /// The first frame at or after `time` (nil: the next one); nil at the end. Its greyscale copy is `grey`
+    /// in size; its RGB copy, `rgb` in size, is made only when the frame is at or after `rgbFrom`.
+    func read(at time: Double?, rgbFrom: Double, rgb: ImageSize?, grey: ImageSize) throws(VideoError) -> VideoFrame? {
+        var pixels = [UInt8](repeating: 0, count: rgb.map { $0.width * $0.height * 3 } ?? 0)
+        var greyPixels = [UInt8](repeating: 0, count: grey.width * grey.height)
+        var frameTime = 0.0
+        var converted: Int32 = 0
+        var error = [CChar](repeating: 0, count: 512)
+        let rc = pixels.withUnsafeMutableBufferPointer { buffer in
+            greyPixels.withUnsafeMutableBufferPointer { g in
+                Int(cv_read(
+                    pointer, time ?? -1, rgbFrom, Int32(rgb?.width ?? 0), Int32(rgb?.height ?? 0), rgb == nil ? nil : buffer.baseAddress, &converted,
+                    Int32(grey.width), Int32(grey.height), g.baseAddress, &frameTime, &error, error.count))
+            }
+        }
+        if rc == CV_END { return nil }
+        guard rc == CV_OK else { throw Self.error(rc, path: path, message: cString(error)) }
+        let image = converted != 0 ? RGBImage(width: rgb!.width, height: rgb!.height, pixels: pixels) : nil
+        return VideoFrame(time: frameTime, image: image, grey: greyPixels, greySize: grey)
+    }
+
+    /// One frame in RGB at `size` (the full-resolution copy of a chosen frame).
+    func readRGB(at time: Double, size: ImageSize) throws(VideoError) -> RGBImage? {
+        try read(at: time, rgbFrom: 0, rgb: size, grey: ImageSize(width: 8, height: 8))?.image
+    }
+
+    private static func error(_ rc: Int, path: String, message: String) -> VideoError {
+        switch rc {
+        case CV_NOT_A_VIDEO: return .notAVideo(path, detail: message)
+        case CV_NO_VIDEO_STREAM: return .noVideoStream(path)
+        case CV_UNSUPPORTED_CODEC: return .unsupportedCodec(path, detail: message)
+        case CV_TRUNCATED: return .truncated(path)
+        case CV_NO_INDEX: return .noIndex(path)
+        case CV_DAMAGED: return .damaged(path, detail: message)
+        case CV_NO_FRAMES: return .noFrames(path)
+        default: return .decoder(message)
+        }
+    }
+}
+
+/// Image registration between consecutive frames (phase correlation, OpenCV) on their greyscale copies.
+enum Registration {
+    /// How far the content moved from `previous` to `current`, in their pixels, and the correlation peak.
+    static func shift(from previous: VideoFrame, to current: VideoFrame) throws(VideoError) -> (shift: Shift, response: Double) {
+        var dx = 0.0, dy = 0.0, response = 0.0
+        var error = [CChar](repeating: 0, count: 512)
+        let size = current.greySize
+        let rc = previous.grey.withUnsafeBufferPointer { a in
+            current.grey.withUnsafeBufferPointer { b in
+                cfd_phase_correlate(a.baseAddress, b.baseAddress, Int32(size.width), Int32(size.height), &dx, &dy, &response, &error, error.count)
+            }
+        }
+        guard rc == 0 else { throw .decoder("registration failed: \(cString(error))") }
+        return (Shift(x: dx, y: dy), response)
+    }
+}

@@ -1,0 +1,125 @@
+// Choosing the best frame of a video: where to sample, when the scene is stable, which frame wins and why.
+// Pure logic: the decoding, registration and scoring that feed it live in FaceCrop.
+
+/// Times at which to analyse a video.
+public enum FrameSampling {
+    /// `count` times evenly spaced over `duration`: the centres of `count` equal slices, so neither the first
+    /// frame (often still moving as the shot starts) nor a time past the end is asked for.
+    public static func times(duration: Double, count: Int) -> [Double] {
+        guard count > 0, duration > 0, duration.isFinite else { return count > 0 ? [0] : [] }
+        return (0..<count).map { (Double($0) + 0.5) * duration / Double(count) }
+    }
+}
+
+/// A translation between two frames, in pixels of the analysed frames (positive: right, down).
+public struct Shift: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+    /// |x| + |y|.
+    public var manhattan: Double { abs(x) + abs(y) }
+}
+
+/// Scene stability as Apple's Vision sample decides it (VNTranslationalImageRegistrationRequest between
+/// consecutive frames, a history of 15 translations, stable under a Manhattan length of 20): keep the translations between consecutive analysed
+/// frames, the last `historyLength` of them, and call the scene stable when the Manhattan length of their sum
+/// (the net drift over that window) is under `threshold`. Shake that goes back and forth cancels out; a pan or
+/// a camera still settling does not.
+///
+/// As in the sample, nothing is stable before the history is full: the first 15 frames of a video never are.
+public struct StabilityTracker: Hashable, Sendable {
+    public var historyLength: Int
+    public var threshold: Double
+    public private(set) var history: [Shift] = []
+
+    public init(historyLength: Int = 15, threshold: Double = 20) {
+        self.historyLength = historyLength
+        self.threshold = threshold
+    }
+
+    /// The sum of the shifts in the window.
+    public var drift: Shift {
+        history.reduce(Shift(x: 0, y: 0)) { Shift(x: $0.x + $1.x, y: $0.y + $1.y) }
+    }
+
+    public var isStable: Bool { history.count >= historyLength && drift.manhattan < threshold }
+
+    /// Records the shift measured from the previous analysed frame to this one; returns whether the scene
+    /// is now stable.
+    @discardableResult
+    public mutating func add(_ shift: Shift) -> Bool {
+        history.append(shift)
+        if history.count > historyLength { history.removeFirst(history.count - historyLength) }
+        return isStable
+    }
+}
+
+/// One analysed frame, as the choice sees it.
+public struct FrameCandidate: Hashable, Sendable {
+    /// Capture quality (0...1) of each face found.
+    public var faceScores: [Double]
+    /// Whether the scene was stable at this frame (nil: not measured, e.g. a Live Photo's still).
+    public var stable: Bool?
+    /// The Live Photo's still image rather than a video frame.
+    public var isStill: Bool
+
+    public init(faceScores: [Double], stable: Bool?, isStill: Bool = false) {
+        self.faceScores = faceScores
+        self.stable = stable
+        self.isStill = isStill
+    }
+}
+
+/// The outcome of choosing a frame.
+public enum FrameChoice: Hashable, Sendable {
+    /// `index` into the candidates, with the frame scores of all of them and a sentence saying why.
+    case chosen(index: Int, reason: String)
+    /// No candidate has a face.
+    case noFace
+    /// Faces were found, but only in frames that were not stable (with `stableOnly`).
+    case noStableFace
+}
+
+public enum FrameSelection {
+    /// Frame scores: the sum of the face scores over the largest number of faces any candidate has. A frame
+    /// where everyone is found scores the mean quality of their faces (as Apple's selfie sample ranks images);
+    /// a frame where someone was missed (turned away, blurred beyond detection) counts that face as 0.
+    /// nil for frames without a face.
+    public static func scores(_ candidates: [FrameCandidate]) -> [Double?] {
+        let most = candidates.map(\.faceScores.count).max() ?? 0
+        return candidates.map { c in c.faceScores.isEmpty ? nil : c.faceScores.reduce(0, +) / Double(most) }
+    }
+
+    /// The best candidate: the highest frame score; ties (within 0.001) go to the still, then to a stable
+    /// frame, then to the earlier frame. With `stableOnly`, frames not known to be stable are left out (the
+    /// still, which the camera took as the photo, stays in).
+    public static func choose(_ candidates: [FrameCandidate], stableOnly: Bool) -> FrameChoice {
+        let scores = scores(candidates)
+        let withFaces = candidates.indices.filter { scores[$0] != nil }
+        guard !withFaces.isEmpty else { return .noFace }
+        let eligible = stableOnly ? withFaces.filter { candidates[$0].isStill || candidates[$0].stable == true } : withFaces
+        guard !eligible.isEmpty else { return .noStableFace }
+        func better(_ a: Int, _ b: Int) -> Bool {
+            let sa = scores[a]!, sb = scores[b]!
+            if abs(sa - sb) > 0.001 { return sa > sb }
+            if candidates[a].isStill != candidates[b].isStill { return candidates[a].isStill }
+            let stableA = candidates[a].stable == true, stableB = candidates[b].stable == true
+            if stableA != stableB { return stableA }
+            return a < b
+        }
+        let best = eligible.reduce(eligible[0]) { better($1, $0) ? $1 : $0 }
+        let score = String((scores[best]! * 1000).rounded() / 1000)
+        let pool = stableOnly ? "\(eligible.count) stable frame\(eligible.count == 1 ? "" : "s") with faces" : "\(withFaces.count) frame\(withFaces.count == 1 ? "" : "s") with faces"
+        var reason = "highest frame score (\(score)) of the \(pool)"
+        let tied = eligible.filter { $0 != best && abs(scores[$0]! - scores[best]!) <= 0.001 }
+        if !tied.isEmpty {
+            reason += candidates[best].isStill ? "; tied, the still wins" : candidates[best].stable == true && tied.contains { candidates[$0].stable != true } ? "; tied, the stable frame wins" : "; tied, the earliest wins"
+        }
+        let faces = candidates[best].faceScores.count, most = candidates.map(\.faceScores.count).max() ?? 0
+        if faces < most { reason += "; \(faces) of \(most) faces found in it" }
+        return .chosen(index: best, reason: reason)
+    }
+}

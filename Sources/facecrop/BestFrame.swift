@@ -1,0 +1,205 @@
+import ArgumentParser
+import FaceCrop
+
+/// Limits and stability settings shared by `best-frame` and `stability`.
+struct VideoArguments: ParsableArguments {
+    @Option(help: "The scene is stable when the summed shifts of the last 15 analysed frames are shorter than this (Manhattan length, pixels of the analysed frames).")
+    var stabilityThreshold = 20.0
+
+    @Option(help: "Refuse videos longer than this many seconds.")
+    var maxDuration = 60.0
+
+    @Option(help: "Refuse to analyse more frames than this.")
+    var maxFrames = 900
+
+    func validate() throws {
+        guard stabilityThreshold > 0, stabilityThreshold.isFinite else {
+            throw ValidationError("Expected a positive number for --stability-threshold but received '\(stabilityThreshold)'.")
+        }
+        guard maxDuration > 0, maxDuration.isFinite else { throw ValidationError("Expected a positive number for --max-duration but received '\(maxDuration)'.") }
+        guard maxFrames > 0 else { throw ValidationError("Expected a positive integer for --max-frames but received '\(maxFrames)'.") }
+    }
+
+    func options(frames: Int?, everyFrame: Bool) -> VideoOptions {
+        var options = VideoOptions()
+        options.stabilityThreshold = stabilityThreshold
+        options.maxDuration = maxDuration
+        options.maxFrames = maxFrames
+        if let frames { options.frames = frames }
+        options.everyFrame = everyFrame
+        return options
+    }
+}
+
+/// Runs library code, turning a video error into one line on standard error and facecrop's exit status.
+func reportingVideoErrors<T>(_ body: () throws(VideoError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        printError("Error: \(error.description)")
+        throw ExitCode(error.exitCode)
+    }
+}
+
+struct BestFrame: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "best-frame",
+        abstract: "Pick the frame of a video or Live Photo where the faces look best, and save it as a photo.",
+        discussion: """
+            INPUT is a .mov, .mp4 or .m4v video, or a Live Photo's still (.heic, .jpg) with its video beside it under \
+            the same name; a Live Photo's still is a candidate too. Exit status: 2 no face in any frame analysed, \
+            65 not a readable video (unsupported, truncated, no frames, over a limit), 66 input missing or a still \
+            without its video.
+            """
+    )
+
+    @Argument(help: "Video (.mov .mp4 .m4v) or Live Photo still (.heic .jpg) with its video beside it.")
+    var input: String
+
+    @Option(name: [.short, .long], help: "Write the chosen frame here at full resolution (.jpg .png .webp .tif .heic .avif).")
+    var output: String?
+
+    @Option(help: "Number of frames to analyse, evenly spaced over the duration.")
+    var frames = 12
+
+    @Flag(help: "Analyse every frame (at the analysis size) instead of --frames.")
+    var everyFrame = false
+
+    @Flag(help: "Score only frames where the scene is stable.")
+    var stableOnly = false
+
+    @Flag(help: "Ignore a Live Photo still beside the video.")
+    var noStill = false
+
+    @Option(help: "Also write a contact sheet of every analysed frame with its score, the chosen one marked.")
+    var contactSheet: String?
+
+    @Option(help: "Crop the chosen frame to this aspect W:H (as for crop); without --aspect, --size or --width the whole frame is written.")
+    var aspect: String?
+
+    @Option(help: "Crop the chosen frame to exactly WIDTHxHEIGHT.")
+    var size: String?
+
+    @Option(help: "Crop the chosen frame; output width (the height follows the crop's aspect).")
+    var width: Int?
+
+    @OptionGroup var video: VideoArguments
+    @OptionGroup var common: CropArguments
+    @OptionGroup var detection: DetectionOptions
+
+    func validate() throws {
+        _ = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
+        guard (1...10_000).contains(frames) else { throw ValidationError("Expected an integer from 1 to 10000 for --frames but received '\(frames)'.") }
+        for path in [output, contactSheet].compactMap({ $0 }) {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            let ext = name.contains(".") ? String(name.split(separator: ".").last!) : ""
+            guard ImageFormat(pathExtension: ext) != nil else {
+                throw ValidationError("Unsupported output extension '.\(ext)' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
+            }
+        }
+    }
+
+    var cropped: Bool { aspect != nil || size != nil || width != nil }
+
+    func run() throws {
+        Interruption.install()
+        let cropOptions = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
+        var options = video.options(frames: frames, everyFrame: everyFrame)
+        options.stableOnly = stableOnly
+        options.includeStill = !noStill
+        options.keepFrames = contactSheet != nil
+        for path in [output, contactSheet].compactMap({ $0 }) {
+            try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.checkOutput(path, input: input) }
+        }
+        let cropper = try detection.makeCropper()
+        let quality = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
+        let finder = BestFrameFinder(cropper: cropper, quality: quality, options: options)
+        let start = ContinuousClock.now
+        var analysis = try reportingVideoErrors { () throws(VideoError) in try finder.analyze(input) }
+        if let contactSheet {
+            let sheet = analysis
+            try reportingVideoErrors { () throws(VideoError) in try finder.writeContactSheet(sheet, to: contactSheet) }
+        }
+        var written: (output: OutputInfo, crop: CropInfo?)?
+        if let output, analysis.chosenIndex != nil {
+            let writeStart = ContinuousClock.now
+            let chosen = analysis
+            written = try reportingVideoErrors { () throws(VideoError) in
+                try finder.write(chosen, to: output, crop: cropOptions, cropped: cropped)
+            }
+            analysis.timings.write = FaceCropper.ms(writeStart, .now)
+        }
+        analysis.timings.total = FaceCropper.ms(start, .now)
+        let report = finder.report(analysis, output: written?.output, crop: written?.crop)
+        if detection.json {
+            try printJSON(report)
+        } else {
+            print(Self.summary(report))
+        }
+        switch analysis.choice {
+        case .chosen: break
+        case .noFace:
+            _ = try reportingVideoErrors { () throws(VideoError) in throw VideoError.noFace(input, frames: analysis.frames.count) }
+        case .noStableFace:
+            _ = try reportingVideoErrors { () throws(VideoError) in throw VideoError.noStableFace(input, frames: analysis.frames.count) }
+        }
+    }
+
+    static func summary(_ r: BestFrameReport) -> String {
+        let v = r.video
+        var line = "\(r.input.video): \(r.frames.count) frame\(r.frames.count == 1 ? "" : "s") analysed (\(v.width)x\(v.height) \(v.codec), \(threeDecimals(v.duration)) s)"
+        guard let c = r.chosen else { return line + ", no face" }
+        let frame = r.frames[c.index]
+        let when = c.source == "still" ? "the still" : "frame \(c.index) at \(threeDecimals(c.time ?? 0)) s"
+        line += ", best: \(when), \(frame.faces.count) face\(frame.faces.count == 1 ? "" : "s"), score \(threeDecimals(c.score)) (\(c.reason))"
+        if let out = r.output { line += " -> \(out.path) (\(out.width)x\(out.height))" }
+        return line
+    }
+}
+
+struct Stability: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print, per frame, the shift from the previous frame (phase correlation) and whether the scene is stable."
+    )
+
+    @Argument(help: "Video (.mov .mp4 .m4v) or Live Photo still with its video beside it.")
+    var input: String
+
+    @Option(help: "Analyse this many frames evenly spaced over the duration instead of every frame.")
+    var frames: Int?
+
+    @Option(help: "Long side in pixels of the analysed frames (shifts and the threshold are in these pixels).")
+    var detectSize = 640
+
+    @Flag(help: "Print a JSON report on standard output.")
+    var json = false
+
+    @OptionGroup var video: VideoArguments
+
+    func validate() throws {
+        if let frames, !(1...10_000).contains(frames) {
+            throw ValidationError("Expected an integer from 1 to 10000 for --frames but received '\(frames)'.")
+        }
+        guard (32...4096).contains(detectSize) else {
+            throw ValidationError("Expected an integer between 32 and 4096 for --detect-size but received '\(detectSize)'.")
+        }
+    }
+
+    func run() throws {
+        let options = video.options(frames: frames, everyFrame: frames == nil)
+        let input = input, size = detectSize
+        let report = try reportingVideoErrors { () throws(VideoError) in
+            try BestFrameFinder.stability(input, options: options, analysisSize: size)
+        }
+        if json {
+            try printJSON(report)
+            return
+        }
+        let stable = report.frames.filter(\.stable).count
+        print("\(input): \(report.frames.count) frames at \(report.analysis.width)x\(report.analysis.height), \(stable) stable (threshold \(report.threshold) px over \(report.history) frames)")
+        for f in report.frames {
+            let shift = f.shift.map { "shift \(threeDecimals($0.x)), \(threeDecimals($0.y))" } ?? "shift -"
+            print("  #\(f.index)  \(threeDecimals(f.time)) s  \(shift)  drift \(f.drift.map(threeDecimals) ?? "-")  \(f.stable ? "stable" : "moving")")
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import FaceCropCore
+import Testing
+
+struct FrameSamplingTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var duration: Double
+        var count: Int
+        var expected: [Double]
+        var testDescription: String { "\(count) over \(duration) s" }
+    }
+
+    @Test(arguments: [
+        Row(duration: 3, count: 12, expected: (0..<12).map { (Double($0) + 0.5) * 0.25 }),
+        Row(duration: 2, count: 1, expected: [1]),
+        Row(duration: 1, count: 4, expected: [0.125, 0.375, 0.625, 0.875]),
+        Row(duration: 0, count: 3, expected: [0]),  // unknown duration: the first frame
+        Row(duration: .infinity, count: 3, expected: [0]),
+        Row(duration: 5, count: 0, expected: []),
+    ])
+    func evenlySpacedSlotCentres(_ row: Row) {
+        let times = FrameSampling.times(duration: row.duration, count: row.count)
+        #expect(times.count == row.expected.count)
+        for (a, b) in zip(times, row.expected) { #expect(abs(a - b) < 1e-12) }
+    }
+}
+
+struct StabilityTrackerTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var shifts: [Shift]
+        var history = 15
+        var threshold = 20.0
+        /// Stability after each shift.
+        var expected: [Bool]
+        var testDescription: String { name }
+    }
+
+    static let still = Shift(x: 0, y: 0)
+
+    @Test(arguments: [
+        Row(name: "not stable before the history is full", shifts: Array(repeating: still, count: 15),
+            expected: Array(repeating: false, count: 14) + [true]),
+        Row(name: "shake that cancels out is stable", shifts: (0..<16).map { Shift(x: $0 % 2 == 0 ? 9 : -9, y: $0 % 2 == 0 ? -6 : 6) },
+            expected: Array(repeating: false, count: 14) + [true, true]),
+        Row(name: "a slow pan adds up", shifts: Array(repeating: Shift(x: 1, y: 0.5), count: 16),
+            expected: Array(repeating: false, count: 16)),  // 15 x 1.5 = 22.5
+        Row(name: "a pan just under the threshold", shifts: Array(repeating: Shift(x: 1, y: -0.3), count: 15),
+            expected: Array(repeating: false, count: 14) + [true]),  // 15 x 1.3 = 19.5
+        Row(name: "Manhattan length of the sum, not of each", shifts: [Shift(x: 12, y: 0), Shift(x: 0, y: 12)], history: 2,
+            expected: [false, false]),
+        Row(name: "the old shifts leave the window", shifts: [Shift(x: 50, y: 0), still, still, still], history: 3,
+            expected: [false, false, false, true]),
+        Row(name: "threshold is exclusive", shifts: [Shift(x: 10, y: 0), Shift(x: 0, y: -10)], history: 2, threshold: 20,
+            expected: [false, false]),
+        Row(name: "settable threshold", shifts: [Shift(x: 10, y: 0), Shift(x: 0, y: -10)], history: 2, threshold: 20.5,
+            expected: [false, true]),
+    ])
+    func gating(_ row: Row) {
+        var tracker = StabilityTracker(historyLength: row.history, threshold: row.threshold)
+        let stable = row.shifts.map { tracker.add($0) }
+        #expect(stable == row.expected)
+        #expect(tracker.history.count == min(row.history, row.shifts.count))
+    }
+
+    @Test func driftIsTheSumOfTheWindow() {
+        var tracker = StabilityTracker(historyLength: 2)
+        tracker.add(Shift(x: 100, y: 100))
+        tracker.add(Shift(x: 3, y: -4))
+        tracker.add(Shift(x: -1, y: 1))
+        #expect(tracker.drift == Shift(x: 2, y: -3))
+        #expect(tracker.drift.manhattan == 5)
+    }
+}
+
+struct FrameSelectionTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var candidates: [FrameCandidate]
+        var stableOnly = false
+        var expected: FrameChoice
+        /// Words the reason must contain.
+        var reason: [String] = []
+        var testDescription: String { name }
+    }
+
+    static func frame(_ scores: [Double], stable: Bool? = true, still: Bool = false) -> FrameCandidate {
+        FrameCandidate(faceScores: scores, stable: stable, isStill: still)
+    }
+
+    @Test(arguments: [
+        Row(name: "highest score wins", candidates: [frame([0.5]), frame([0.9]), frame([0.7])],
+            expected: .chosen(index: 1, reason: ""), reason: ["0.9", "3 frames with faces"]),
+        Row(name: "frames without faces are skipped", candidates: [frame([]), frame([0.4]), frame([])],
+            expected: .chosen(index: 1, reason: ""), reason: ["1 frame with faces"]),
+        Row(name: "no face anywhere", candidates: [frame([]), frame([])], expected: .noFace),
+        Row(name: "no frames", candidates: [], expected: .noFace),
+        Row(name: "a missed face counts as zero", candidates: [frame([0.95]), frame([0.8, 0.8])],
+            expected: .chosen(index: 1, reason: "")),
+        Row(name: "the reason says when someone is missing", candidates: [frame([0.99]), frame([0.3, 0.3])],
+            expected: .chosen(index: 0, reason: ""), reason: ["1 of 2 faces"]),
+        Row(name: "stable-only leaves unstable frames out", candidates: [frame([0.9], stable: false), frame([0.6]), frame([0.5], stable: nil)],
+            stableOnly: true, expected: .chosen(index: 1, reason: ""), reason: ["1 stable frame with faces"]),
+        Row(name: "stable-only with no stable face", candidates: [frame([0.9], stable: false), frame([], stable: true)],
+            stableOnly: true, expected: .noStableFace),
+        Row(name: "the still counts with stable-only", candidates: [frame([0.9], stable: false), frame([0.6], stable: nil, still: true)],
+            stableOnly: true, expected: .chosen(index: 1, reason: "")),
+        Row(name: "ties go to the still", candidates: [frame([0.8]), frame([0.8], stable: nil, still: true)],
+            expected: .chosen(index: 1, reason: ""), reason: ["the still wins"]),
+        Row(name: "ties go to a stable frame", candidates: [frame([0.8], stable: false), frame([0.8005], stable: true)],
+            expected: .chosen(index: 1, reason: ""), reason: ["stable frame wins"]),
+        Row(name: "ties go to the earliest", candidates: [frame([0.8]), frame([0.8])],
+            expected: .chosen(index: 0, reason: ""), reason: ["earliest"]),
+        Row(name: "a clear lead is not a tie", candidates: [frame([0.8], stable: false), frame([0.79], stable: true)],
+            expected: .chosen(index: 0, reason: "")),
+    ])
+    func choice(_ row: Row) {
+        let choice = FrameSelection.choose(row.candidates, stableOnly: row.stableOnly)
+        switch (choice, row.expected) {
+        case (.chosen(let index, let reason), .chosen(let expected, _)):
+            #expect(index == expected)
+            for word in row.reason { #expect(reason.contains(word), "\(reason)") }
+        default:
+            #expect(choice == row.expected)
+        }
+    }
+
+    @Test func frameScoresAreOverTheMostFaces() {
+        let scores = FrameSelection.scores([Self.frame([0.8, 0.6]), Self.frame([0.9]), Self.frame([])])
+        #expect(scores.count == 3)
+        #expect(abs(scores[0]! - 0.7) < 1e-12)
+        #expect(abs(scores[1]! - 0.45) < 1e-12)
+        #expect(scores[2] == nil)
+    }
+}
