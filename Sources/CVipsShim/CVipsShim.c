@@ -219,8 +219,25 @@ int fc_resize_to(FCImage *in, int width, int height, FCImage **out) {
     return rc;
 }
 
+// libvips 8.14's HEIF loader attaches its EXIF and XMP blobs without copying them: the bytes belong to the
+// loader and are freed with it, while every image derived from the load still points at them. An in-memory
+// copy outlives the loader, so saving it read freed memory (found by fuzzing: a HEIC with EXIF, cropped to
+// JPEG; Fuzz/regressions/heic-exif-use-after-free.heic). Give such an image its own copies.
+static void own_blobs(VipsImage *image) {
+    gchar **names = vips_image_get_fields(image);
+    for (gchar **name = names; *name; name++) {
+        const void *data;
+        size_t length;
+        if (vips_image_get_typeof(image, *name) == VIPS_TYPE_BLOB &&
+            vips_image_get_blob(image, *name, &data, &length) == 0)
+            vips_image_set_blob_copy(image, *name, data, length);
+    }
+    g_strfreev(names);
+}
+
 int fc_copy_memory(FCImage *in, FCImage **out) {
     *out = vips_image_copy_memory(in);
+    if (*out && *out != in) own_blobs(*out);
     return *out ? 0 : -1;
 }
 

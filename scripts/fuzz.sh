@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Fuzzes facecrop's pipeline (load → detect → plan → crop → write) with libFuzzer and AddressSanitizer for
+# SECONDS (default 300), single process. Usage: scripts/fuzz.sh [SECONDS] [EXTRA_SEED_DIR ...]
+#   Seeds: Fuzz/seeds (small JPEG/PNG/WebP/TIFF/GIF/HEIC), Fuzz/regressions, and any EXTRA_SEED_DIR.
+#   The growing corpus is kept in .build-fuzz/corpus between runs.
+#   A crash, leak, timeout or out-of-memory input is copied to Fuzz/regressions/ and the script exits 1:
+#   fix it, give the file a name that says what it was, commit it (Tests/ replays every file there).
+# Replay one input: .build-fuzz/debug/FuzzPipeline FILE
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-300}
+shift || true
+scratch=.build-fuzz
+swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address \
+    --product FuzzPipeline 2>&1 | grep -v 'ld.gold: warning: Cannot export local symbol' >&2
+mkdir -p "$scratch/corpus" "$scratch/artifacts"
+log="$scratch/fuzz-$(date -u +%Y%m%dT%H%M%SZ).log"
+# libvips' and OpenCV's warnings about damaged files are expected here; keep the log to the fuzzer's lines.
+export VIPS_WARNING=1 OPENCV_LOG_LEVEL=ERROR
+export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=10}
+set +e
+"$scratch/debug/FuzzPipeline" -max_total_time="$seconds" -max_len=40000 -timeout=30 -rss_limit_mb=3072 \
+    -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$scratch/artifacts/" \
+    "$scratch/corpus" Fuzz/seeds Fuzz/regressions "$@" >"$log" 2>&1
+status=$?
+set -e
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+echo "fuzz: ${runs:-?} executions in ${took:-$seconds} s (${rate:-?}/s), corpus $(ls "$scratch/corpus" | wc -l) files, log $log"
+if [ "$status" -ne 0 ]; then
+    grep -m1 -E 'ERROR: |==ERROR|Test unit written|SUMMARY' "$log" || tail -20 "$log"
+    for f in $(sed -n "s/.*Test unit written to \(.*\)$/\1/p" "$log"); do
+        cp "$f" Fuzz/regressions/ && echo "fuzz: crasher saved as Fuzz/regressions/$(basename "$f")"
+    done
+    exit 1
+fi
+echo "fuzz: no crash"
