@@ -4,6 +4,7 @@
 #include <vips/vips.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
@@ -23,6 +24,9 @@ int fc_init(const char *argv0) {
             // libvips reports decode trouble as GLib warnings on stderr as well as in its error buffer;
             // facecrop prints one line per problem from the error buffer, so the warnings are dropped.
             g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, drop_log, NULL);
+            // libvips reports leaked images and regions (VIPS_LEAK=1, see scripts/sanitize.sh) only when
+            // it shuts down, which a process that just exits never does.
+            if (g_getenv("VIPS_LEAK")) atexit(vips_shutdown);
             started = 1;
         }
     }
