@@ -23,8 +23,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=10} UBSAN_OPTIONS=${UBSA
 set +e
 "$scratch/debug/FuzzPipeline" -max_total_time="$seconds" -max_len=40000 -timeout=30 -rss_limit_mb=3072 \
     -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$scratch/artifacts/" \
-    "$scratch/corpus" Fuzz/seeds Fuzz/regressions "$@" >"$log" 2>&1
+    "$scratch/corpus" Fuzz/seeds Fuzz/regressions "$@" >"$log" 2>&1 &
+pid=$!
+wait $pid
 status=$?
+rm -rf "/dev/shm/facecrop-fuzz-$pid"  # the harness's scratch folder, left behind by a crash or an interrupt
 set -e
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)

@@ -16,7 +16,7 @@ private let folder: String = {
     return path
 }()
 
-private struct Tools: @unchecked Sendable {
+private struct Tools: Sendable {
     let yunet: FaceDetector
     let haar: FaceDetector
     let quality: QualityAnalyzer
