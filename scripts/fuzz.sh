@@ -3,7 +3,8 @@
 # SECONDS (default 300), single process. Usage: scripts/fuzz.sh [SECONDS] [EXTRA_SEED_DIR ...]
 #   Seeds: Fuzz/seeds (small JPEG/PNG/WebP/TIFF/GIF/HEIC), Fuzz/regressions, and any EXTRA_SEED_DIR.
 #   The growing corpus is kept in .build-fuzz/corpus between runs.
-#   A crash, leak, timeout or out-of-memory input is copied to Fuzz/regressions/ and the script exits 1:
+#   An input that crashes (or gets an ASan or UBSan report), times out or runs out of memory is copied to
+#   Fuzz/regressions/ and the script exits 1:
 #   fix it, give the file a name that says what it was, commit it (Tests/ replays every file there).
 # Replay one input: .build-fuzz/debug/FuzzPipeline FILE
 set -euo pipefail
