@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Some loaders (libvips 8.14's PNG loader among them) report why a header is bad only as a warning, and
@@ -30,6 +31,9 @@ int fc_init(const char *argv0) {
             // libvips reports decode trouble as GLib warnings on stderr as well as in its error buffer;
             // facecrop prints one line per problem from the error buffer, so the warnings are kept, not printed.
             g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, keep_warning, NULL);
+            // libvips reports leaked images and regions (VIPS_LEAK=1, see scripts/sanitize.sh) only when
+            // it shuts down, which a process that just exits never does.
+            if (g_getenv("VIPS_LEAK")) atexit(vips_shutdown);
             started = 1;
         }
     }
@@ -299,8 +303,25 @@ int fc_resize_to(FCImage *in, int width, int height, FCImage **out) {
     return rc;
 }
 
+// libvips 8.14's HEIF loader attaches its EXIF and XMP blobs without copying them: the bytes belong to the
+// loader and are freed with it, while every image derived from the load still points at them. An in-memory
+// copy outlives the loader, so saving it read freed memory (found by fuzzing: a HEIC with EXIF, cropped to
+// JPEG; Fuzz/regressions/heic-exif-use-after-free.heic). Give such an image its own copies.
+static void own_blobs(VipsImage *image) {
+    gchar **names = vips_image_get_fields(image);
+    for (gchar **name = names; *name; name++) {
+        const void *data;
+        size_t length;
+        if (vips_image_get_typeof(image, *name) == VIPS_TYPE_BLOB &&
+            vips_image_get_blob(image, *name, &data, &length) == 0)
+            vips_image_set_blob_copy(image, *name, data, length);
+    }
+    g_strfreev(names);
+}
+
 int fc_copy_memory(FCImage *in, FCImage **out) {
     *out = vips_image_copy_memory(in);
+    if (*out && *out != in) own_blobs(*out);
     return *out ? 0 : -1;
 }
 

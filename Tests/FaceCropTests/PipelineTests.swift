@@ -280,3 +280,33 @@ struct PipelineTests {
         #expect(diff.mismatch < 0.02, "\(diff)")
     }
 }
+
+/// The fuzzer's fixed crashers (Fuzz/regressions/) through the library, in both decode paths: pixels kept in
+/// memory, and the two-pass path that reads the file again for the crop. Only FaceCropError may come out.
+struct FuzzRegressionPipelineTests {
+    static let files: [String] = {
+        let dir = Fixtures.root.appendingPathComponent("Fuzz/regressions")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+    }()
+
+    @Test(arguments: files, [64 << 20, 0])
+    func replays(_ name: String, singlePassBytes: Int) throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var cropper = FaceCropper(detector: Fixtures.detector, analysisSize: 128)
+        cropper.singlePassBytes = singlePassBytes
+        var options = CropOptions()
+        options.noFace = .center
+        do {
+            let analysis = try cropper.analyze(Fixtures.path("Fuzz/regressions/" + name))
+            let crop = try cropper.plan(analysis, options: options)
+            for ext in ["jpg", "png"] {
+                let output = dir.appendingPathComponent("out." + ext).path
+                _ = try cropper.write(analysis, crop: crop.rect, to: output, options: options)
+                #expect(FileManager.default.fileExists(atPath: output))
+            }
+        } catch {
+            #expect(error.exitCode == 65, "\(name): \(error)")
+        }
+    }
+}
