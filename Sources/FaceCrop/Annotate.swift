@@ -18,16 +18,24 @@ public enum Annotator {
             let r = crop.rect
             picture.stroke(Rect(x: r.x * sx, y: r.y * sy, width: r.width * sx, height: r.height * sy), colour: .crop, thickness: thickness + 1)
         }
-        let ignored = analysis.ignoredFaces.map { (face: $0.face, score: Optional($0.quality.score), colour: Colour.ignored) }
+        let ignored = analysis.ignoredFaces.map { (face: $0.face, quality: Optional($0.quality), colour: Colour.ignored) }
         let faces = analysis.faces.enumerated().map { i, face in
-            (face: face, score: quality?[i].score, colour: quality.map { Colour.forScore($0[i].score) } ?? .good)
+            (face: face, quality: quality?[i], colour: quality.map { Colour.forScore($0[i].score) } ?? .good)
         }
-        for (i, (face, score, colour)) in (faces + ignored).enumerated() {
+        for (i, (face, quality, colour)) in (faces + ignored).enumerated() {
             let box = face.boundingBox(in: size)
             picture.stroke(box, colour: colour, thickness: thickness)
-            if let points = face.landmarks?.points(in: size) {
+            // The landmark regions measured with the quality (68 points: closed outlines closed, pupils as
+            // dots), else the detector's points.
+            if let landmarks = quality?.landmarks {
+                for region in landmarks.regions {
+                    let points = region.pointsInImage(faceBoundingBox: face.boundingBox, imageSize: size)
+                    picture.stroke(points, closed: region.isClosed, colour: .landmarks, thickness: max(1, thickness / 2))
+                }
+            } else if let points = face.landmarks?.points(in: size) {
                 for p in points { picture.stroke([p], closed: false, colour: .landmarks, thickness: thickness) }
             }
+            let score = quality?.score
             var text = score.map { "#\(i + 1) \(threeDecimals($0))" } ?? "#\(i + 1)"
             if i >= faces.count { text += " ignored" }
             let height = RGBImage.textSize(text, scale: scale, thickness: textThickness).height + 2 * thickness

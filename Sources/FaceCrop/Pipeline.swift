@@ -330,14 +330,17 @@ public struct FaceCropper: Sendable {
         return report(analysis, crop: crop, output: out)
     }
 
-    public func report(_ analysis: Analysis, crop: CropInfo?, output: OutputInfo?, quality: [CaptureQuality]? = nil) -> CropReport {
+    /// The `--json` report. `landmarks` adds each face's landmark regions (measured with its quality).
+    public func report(
+        _ analysis: Analysis, crop: CropInfo?, output: OutputInfo?, quality: [CaptureQuality]? = nil, landmarks: Bool = false
+    ) -> CropReport {
         let size = analysis.size
         func faceReport(_ f: FaceObservation, _ quality: CaptureQuality?) -> FaceReport {
             FaceReport(
                 boundingBox: f.boundingBox.rounded(6), rect: f.boundingBox(in: size).rounded(2), confidence: f.confidence.rounded(4),
                 landmarks: f.landmarks.map { FaceLandmarks($0.allPoints.map { $0.rounded(6) }) },
                 landmarkPoints: f.landmarks.map { FaceLandmarks($0.points(in: size).map { $0.rounded(2) }) },
-                quality: quality)
+                quality: quality, landmarkRegions: landmarks ? quality?.landmarks?.mapped { $0.rounded(6) } : nil)
         }
         let quality = quality ?? analysis.quality
         let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality?[i]) }

@@ -24,6 +24,9 @@ public struct ImageQuality: Codable, Sendable, Hashable {
 /// Measures and scores faces. The expression model is not thread-safe: calls are serialised by a mutex.
 public final class QualityAnalyzer: Sendable {
     public let model: QualityModel
+    /// dlib's 68-point predictor, for eye and mouth openness and the landmark regions; nil: the detector's 5
+    /// points only (no eyes or mouth component).
+    public let landmarkFitter: LandmarkFitter?
     private let expression: Mutex<Handle>
 
     private struct Handle: ~Copyable, @unchecked Sendable {
@@ -35,13 +38,20 @@ public final class QualityAnalyzer: Sendable {
     static let cropScale = 1.25
     static let measureHeight = 128
 
-    public init(model: QualityModel = .defaults, expressionModelPath: String? = nil) throws(FaceCropError) {
+    public init(model: QualityModel = .defaults, expressionModelPath: String? = nil, landmarks: LandmarkFitter?) throws(FaceCropError) {
         var error = [CChar](repeating: 0, count: 512)
         guard let pointer = cfd_expression_create(expressionModelPath, &error, error.count) else {
             throw .detector(cString(error))
         }
         self.model = model
+        self.landmarkFitter = landmarks
         self.expression = Mutex(Handle(pointer: pointer))
+    }
+
+    /// With dlib's 68-point model when it is installed (`LandmarkFitter.loadDefault()`), else with the
+    /// detector's 5 points (check `landmarkFitter`, and tell the user `LandmarkFitter.missingModelNote`).
+    public convenience init(model: QualityModel = .defaults) throws(FaceCropError) {
+        try self.init(model: model, landmarks: LandmarkFitter.loadDefault())
     }
 
     /// The capture quality of every face of `analysis`, in the same order.
@@ -49,7 +59,7 @@ public final class QualityAnalyzer: Sendable {
         let size = analysis.size
         return try analysis.faces.map { (face) throws(FaceCropError) -> CaptureQuality in
             let box = face.boundingBox(in: size)
-            var m = try measure(analysis, box: box)
+            var (m, points) = try measure(analysis, box: box)
             m.faceHeight = box.height
             m.confidence = face.confidence
             m.blockiness = try blockiness(analysis, box: box)
@@ -57,7 +67,17 @@ public final class QualityAnalyzer: Sendable {
             if let pose = face.landmarks.flatMap({ QualityModel.pose($0.points(in: size)) }) {
                 (m.roll, m.yaw, m.pitch) = (pose.roll, pose.yaw, pose.pitch)
             }
-            return model.score(m)
+            var landmarks: FaceLandmarks2D?
+            if let points, let fitted = FaceLandmarks2D(ibug68: points, faceBox: box) {
+                landmarks = fitted
+                m.eyeAspectRatio = fitted.measures?.eyeAspectRatio
+                m.mouthOpenness = fitted.measures?.mouthOpenness
+            } else if let five = face.landmarks {
+                landmarks = FaceLandmarks2D(detector5: five, faceBoundingBox: face.boundingBox)
+            }
+            var quality = model.score(m)
+            quality.landmarks = landmarks
+            return quality
         }
     }
 
@@ -90,7 +110,10 @@ public final class QualityAnalyzer: Sendable {
         return Double(ratio)
     }
 
-    private func measure(_ analysis: Analysis, box: Rect) throws(FaceCropError) -> QualityMeasurements {
+    /// The measurements on the face in `box` (pixels of the upright image), and its 68 landmarks in the same
+    /// pixels when there is a `landmarkFitter`. Both are taken on one square cut around the face, `cropScale`
+    /// face sizes wide, scaled to `measureHeight`.
+    private func measure(_ analysis: Analysis, box: Rect) throws(FaceCropError) -> (QualityMeasurements, [Point]?) {
         let size = analysis.size
         let side = Self.cropScale * max(box.width, box.height)
         let square = Rect(x: box.midX - side / 2, y: box.midY - side / 2, width: side, height: side).intersection(size.bounds)
@@ -102,15 +125,22 @@ public final class QualityAnalyzer: Sendable {
         let h = Self.measureHeight
         let w = max(16, Int((Double(h) * Double(clamped.width) / Double(max(1, clamped.height))).rounded()))
         var metrics = CFDFaceMetrics()
+        var points: [Point]?
         do {
             let source = try analysis.decoded ?? VipsImage.open(analysis.path, sequential: true)
             let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
             let face = try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
             var error = [CChar](repeating: 0, count: 512)
-            let rc = try face.withRGB8 { rgb, width, height in
-                expression.withLock { e in cfd_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, &error, error.count) }
+            // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
+            let sx = Double(face.width) / Double(clamped.width), sy = Double(face.height) / Double(clamped.height)
+            let local = Rect(
+                x: (box.x - Double(clamped.x)) * sx, y: (box.y - Double(clamped.y)) * sy, width: box.width * sx, height: box.height * sy)
+            try face.withRGB8 { rgb, width, height in
+                let rc = expression.withLock { e in cfd_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, &error, error.count) }
+                guard rc == 0 else { throw FaceCropError.imageProcessing(cString(error)) }
+                points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: FaceLandmarks2D.predictorBox(forDetectorBox: local))
+                    .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
             }
-            guard rc == 0 else { throw FaceCropError.imageProcessing(cString(error)) }
         } catch let error as FaceCropError {
             throw error
         } catch let error as VipsError {
@@ -119,9 +149,10 @@ public final class QualityAnalyzer: Sendable {
             throw .imageProcessing("\(error)")
         }
         let e = withUnsafeBytes(of: metrics.expression) { Array($0.bindMemory(to: Float.self)).map(Double.init) }
-        return QualityMeasurements(
+        let measurements = QualityMeasurements(
             blur: Double(metrics.blur), noise: Double(metrics.noise), brightness: Double(metrics.mean), contrast: Double(metrics.contrast),
             clipped: Double(metrics.clipped), imbalance: Double(metrics.imbalance), faceHeight: 0,
             expression: e.allSatisfy { $0 >= 0 } ? e : nil, inside: 1)
+        return (measurements, points)
     }
 }

@@ -46,6 +46,9 @@ public struct FaceReport: Codable, Sendable {
     public var landmarkPoints: FaceLandmarks?
     /// Capture quality with its breakdown (with `detect --quality`).
     public var quality: CaptureQuality?
+    /// Vision-style landmark regions (with `detect --landmarks`): dlib's 68 points, or the detector's 5 without
+    /// its model. Points normalized to the face's bounding box, origin bottom-left.
+    public var landmarkRegions: FaceLandmarks2D?
 }
 
 public struct CropInfo: Codable, Sendable {

@@ -22,7 +22,7 @@ public enum LandmarkRegionName: String, Hashable, Sendable, Codable, CaseIterabl
 public struct LandmarkRegion: Hashable, Sendable, Codable {
     public let name: LandmarkRegionName
     /// Relative to the face bounding box, origin bottom-left.
-    public let normalizedPoints: [Point]
+    public internal(set) var normalizedPoints: [Point]
     /// Whether the last point joins the first (an eye, the lips), or the points form an open path (a brow).
     public let isClosed: Bool
 
@@ -83,11 +83,11 @@ public struct FaceLandmarks2D: Hashable, Sendable, Codable {
     public let source: Source
     /// Every point, relative to the face box (origin bottom-left): 68 in iBUG 300-W order, or the detector's 5 in
     /// `FaceLandmarks.allPoints` order.
-    public let allPoints: [Point]
+    public internal(set) var allPoints: [Point]
     /// In `LandmarkRegionName.allCases` order; the 5-point source has only pupils, nose and outer lips.
-    public let regions: [LandmarkRegion]
+    public internal(set) var regions: [LandmarkRegion]
     /// Eye and mouth openness; nil for the 5-point source, which has no eyelids or lips.
-    public let measures: LandmarkMeasures?
+    public internal(set) var measures: LandmarkMeasures?
 
     /// From the 68 points dlib fitted, in pixels of the image it fitted them on (origin top-left), and the face
     /// box it was given in the same pixels. Nil unless there are exactly 68 points.
@@ -125,6 +125,32 @@ public struct FaceLandmarks2D: Hashable, Sendable, Codable {
         measures = nil
     }
 
+    /// The box to give dlib's predictor for a face the detector (YuNet) boxed, both in pixels. dlib's predictor
+    /// was trained on its own detector's boxes, which are square and sit lower (brows to chin) than YuNet's
+    /// (forehead to chin, taller than wide). On the 18 faces of faces-dev's dlib subset that both boxed, dlib's
+    /// box measured a median 1.12× YuNet's width, 0.89× its height, centred 0.05 of its height lower: a square of
+    /// the mean side, moved down by 0.05 of the height.
+    public static func predictorBox(forDetectorBox b: Rect) -> Rect {
+        let side = (b.width + b.height) / 2
+        return Rect(x: b.midX - side / 2, y: b.midY + 0.05 * b.height - side / 2, width: side, height: side)
+    }
+
+    /// The same landmarks with `transform` applied to every coordinate and measure (for reports: rounding).
+    public func mapped(_ transform: (Double) -> Double) -> FaceLandmarks2D {
+        func map(_ p: Point) -> Point { Point(x: transform(p.x), y: transform(p.y)) }
+        var copy = self
+        copy.allPoints = allPoints.map(map)
+        for i in copy.regions.indices { copy.regions[i].normalizedPoints = regions[i].normalizedPoints.map(map) }
+        if var m = measures {
+            m.rightEyeAspectRatio = transform(m.rightEyeAspectRatio)
+            m.leftEyeAspectRatio = transform(m.leftEyeAspectRatio)
+            m.eyeAspectRatio = transform(m.eyeAspectRatio)
+            m.mouthOpenness = transform(m.mouthOpenness)
+            copy.measures = m
+        }
+        return copy
+    }
+
     public func region(_ name: LandmarkRegionName) -> LandmarkRegion? { regions.first { $0.name == name } }
 
     public var faceContour: LandmarkRegion? { region(.faceContour) }
@@ -157,12 +183,12 @@ public struct FaceLandmarks2D: Hashable, Sendable, Codable {
 /// the same unit, so not in box-normalized coordinates, which stretch with the box's aspect).
 public struct LandmarkMeasures: Hashable, Sendable, Codable {
     /// Eye aspect ratio of the subject's right eye (points 36–41) and left eye (42–47).
-    public let rightEyeAspectRatio: Double
-    public let leftEyeAspectRatio: Double
+    public internal(set) var rightEyeAspectRatio: Double
+    public internal(set) var leftEyeAspectRatio: Double
     /// Mean of the two: about 0.25–0.35 for open eyes, under about 0.2 for closed ones.
-    public let eyeAspectRatio: Double
+    public internal(set) var eyeAspectRatio: Double
     /// Inner-lip gap over inner-lip width: 0 for a closed mouth, about 0.3 and up for an open one.
-    public let mouthOpenness: Double
+    public internal(set) var mouthOpenness: Double
 
     /// Nil when a measure is undefined (an eye or mouth with no width).
     public init?(ibug68 p: [Point]) {

@@ -29,6 +29,10 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
     public var blockiness: Double = 1
     /// The detector's confidence in the face.
     public var confidence: Double = 1
+    /// Eye aspect ratio (mean of both eyes) and mouth openness from the 68 landmarks (`LandmarkMeasures`); nil
+    /// without dlib's model.
+    public var eyeAspectRatio: Double?
+    public var mouthOpenness: Double?
 
     public init(
         blur: Double, noise: Double, brightness: Double, contrast: Double, clipped: Double, imbalance: Double,
@@ -53,18 +57,30 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
 /// A face's capture quality, 0...1 (higher is better), with the component scores it came from.
 public struct CaptureQuality: Hashable, Sendable, Codable {
     public var score: Double
-    /// Each component, 0...1: sharpness, noise, exposure, size, pose, expression, border, compression,
-    /// confidence.
+    /// Each component, 0...1: sharpness, noise, exposure, size, pose, eyes, mouth, expression, border,
+    /// compression, confidence.
     public var components: [String: Double]
     public var measurements: QualityMeasurements
+    /// The landmarks measured on the way (68 points, or the detector's 5 without dlib's model). Not encoded
+    /// here: reports give them once per face, beside the quality.
+    public var landmarks: FaceLandmarks2D?
+
+    public init(score: Double, components: [String: Double], measurements: QualityMeasurements, landmarks: FaceLandmarks2D? = nil) {
+        self.score = score
+        self.components = components
+        self.measurements = measurements
+        self.landmarks = landmarks
+    }
+
+    private enum CodingKeys: String, CodingKey { case score, components, measurements }
 }
 
 /// Capture quality: every constant and weight in one table of defaults.
 public struct QualityModel: Hashable, Sendable {
     /// Relative weight of each component in the (weighted geometric) mean.
     public var weights: [String: Double] = [
-        "sharpness": 3, "noise": 1.5, "exposure": 2, "size": 1, "pose": 1.5, "expression": 1, "border": 2,
-        "compression": 2, "confidence": 1.5,
+        "sharpness": 3, "noise": 1.5, "exposure": 2, "size": 1, "pose": 1.5, "eyes": 2, "mouth": 0.5, "expression": 1,
+        "border": 2, "compression": 2, "confidence": 1.5,
     ]
     /// blur → sharpness: 1 at or below `sharpBlur`, 0 at or above `blurredBlur`.
     public var sharpBlur = 0.30
@@ -90,6 +106,13 @@ public struct QualityModel: Hashable, Sendable {
     public var maxYaw = 0.6
     public var levelPitch = 0.57  // frontal faces measure 0.54...0.61 with YuNet's landmarks
     public var maxPitchOffset = 0.45
+    /// Eye aspect ratio → eyes: 0 at or below `closedEyes`, 1 at or above `openEyes` (open eyes measure about
+    /// 0.25–0.35, closed ones under 0.2: Soukupová & Čech 2016).
+    public var closedEyes = 0.12
+    public var openEyes = 0.20
+    /// Mouth openness → mouth: 1 at or below `openMouth` (speaking, smiling), 0 at or above `yawn`.
+    public var openMouth = 0.5
+    public var yawn = 1.0
     /// Blockiness → compression: 1 at or below `cleanBlocking`, 0 at or above `heavyBlocking`.
     public var cleanBlocking = 1.15
     public var heavyBlocking = 5.0
@@ -118,6 +141,8 @@ public struct QualityModel: Hashable, Sendable {
             c["pose"] = ramp(abs(roll), zeroAt: maxRoll, oneAt: 0) * ramp(abs(yaw), zeroAt: maxYaw, oneAt: 0)
                 * ramp(abs(pitch - levelPitch), zeroAt: maxPitchOffset, oneAt: 0)
         }
+        if let ear = m.eyeAspectRatio { c["eyes"] = ramp(ear, zeroAt: closedEyes, oneAt: openEyes) }
+        if let mouth = m.mouthOpenness { c["mouth"] = ramp(mouth, zeroAt: yawn, oneAt: openMouth) }
         if let e = m.expression, e.count == 7 {
             c["expression"] = max(0, 1 - (e[0] + e[1] + e[2] + e[4]))  // angry, disgust, fear, sad
         }

@@ -111,9 +111,8 @@ struct BestFrame: ParsableCommand {
         for path in [output, contactSheet].compactMap({ $0 }) {
             try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.checkOutput(path, input: input) }
         }
-        let cropper = try detection.makeCropper()
-        let quality = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
-        let finder = BestFrameFinder(cropper: cropper, quality: quality, options: options)
+        let cropper = try detection.makeCropper(quality: true)
+        let finder = BestFrameFinder(cropper: cropper, quality: cropper.qualityAnalyzer!, options: options)
         let start = ContinuousClock.now
         var analysis = try reportingVideoErrors { () throws(VideoError) in try finder.analyze(input) }
         if let contactSheet {

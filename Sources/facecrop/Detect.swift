@@ -15,10 +15,13 @@ struct Detect: ParsableCommand {
     @Flag(help: "Print the quality breakdown of each face (implies --quality).")
     var explain = false
 
+    @Flag(help: "Also fit each face's landmarks: dlib's 68 points in Vision's regions, with eye and mouth openness (measured with the quality, which --json then leaves out unless --quality).")
+    var landmarks = false
+
     @OptionGroup var detection: DetectionOptions
 
     func run() throws {
-        let cropper = try detection.makeCropper(quality: quality || explain)
+        let cropper = try detection.makeCropper(quality: quality || explain || landmarks)
         let start = ContinuousClock.now
         var analysis = try reportingErrors { () throws(FaceCropError) in
             var analysis = try cropper.analyze(input)
@@ -26,7 +29,11 @@ struct Detect: ParsableCommand {
             return analysis
         }
         analysis.timings.total = FaceCropper.ms(start, .now)
-        let report = cropper.report(analysis, crop: nil, output: nil)
+        var report = cropper.report(analysis, crop: nil, output: nil, landmarks: landmarks)
+        if landmarks && !(quality || explain) {
+            report.quality = nil
+            for i in report.faces.indices { report.faces[i].quality = nil }
+        }
         if detection.json {
             try printJSON(report)
             return
@@ -35,12 +42,17 @@ struct Detect: ParsableCommand {
         for (i, f) in report.faces.enumerated() {
             let r = f.rect
             print("  #\(i + 1)  confidence \(f.confidence)  x \(r.x)  y \(r.y)  width \(r.width)  height \(r.height)")
+            if let l = f.landmarkRegions {
+                var line = "      landmarks: \(l.allPoints.count) points (\(l.source == .dlib68 ? "dlib" : "detector"))"
+                if let m = l.measures { line += ", eye aspect ratio \(threeDecimals(m.eyeAspectRatio)), mouth openness \(threeDecimals(m.mouthOpenness))" }
+                print(line)
+            }
             guard let q = f.quality else { continue }
             print("      quality \(threeDecimals(q.score))")
             if explain {
                 for (name, value) in q.components.sorted(by: { $0.key < $1.key }) { print("        \(name) \(threeDecimals(value))") }
                 let m = q.measurements
-                print("        (blur \(threeDecimals(m.blur)), noise \(threeDecimals(m.noise)), brightness \(threeDecimals(m.brightness)), contrast \(threeDecimals(m.contrast)), roll \(m.roll.map(threeDecimals) ?? "-")°)")
+                print("        (blur \(threeDecimals(m.blur)), noise \(threeDecimals(m.noise)), brightness \(threeDecimals(m.brightness)), contrast \(threeDecimals(m.contrast)), roll \(m.roll.map(threeDecimals) ?? "-")°, eye aspect ratio \(m.eyeAspectRatio.map(threeDecimals) ?? "-"), mouth openness \(m.mouthOpenness.map(threeDecimals) ?? "-"))")
             }
         }
         if let q = report.quality { print("  quality: mean \(threeDecimals(q.mean)), min \(threeDecimals(q.min)), max \(threeDecimals(q.max))") }

@@ -84,7 +84,8 @@ struct DetectionOptions: ParsableArguments {
         guard maxFileSize > 0 else { throw ValidationError("Expected a positive integer for --max-file-size but received '\(maxFileSize)'.") }
     }
 
-    /// The cropper; `quality` also loads the capture quality models (for --min-quality).
+    /// The cropper; `quality` also loads the capture quality models (for --min-quality), with dlib's landmark
+    /// model when it is installed (else a note on standard error).
     func makeCropper(quality: Bool = false) throws -> FaceCropper {
         // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()
@@ -94,7 +95,11 @@ struct DetectionOptions: ParsableArguments {
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
         var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
         cropper.maxFileSize = maxFileSize
-        if quality { cropper.qualityAnalyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() } }
+        if quality {
+            let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
+            if analyzer.landmarkFitter == nil { printError(LandmarkFitter.missingModelNote) }
+            cropper.qualityAnalyzer = analyzer
+        }
         return cropper
     }
 }

@@ -210,6 +210,32 @@ struct DetectTests {
         }
     }
 
+    /// `--landmarks`: Vision's regions from dlib's 68 points, normalized to the face box, without the quality
+    /// unless asked for; the text form says where the points came from.
+    @Test func detectLandmarks() throws {
+        try withScratch { dir in
+            try copySample("Samples/portrait.png", to: dir, as: "in.png")
+            let r = try expectSuccess(["detect", "--landmarks", "--json", "in.png"], in: dir)
+            let json = try parseJSONObject(r.stdout)
+            let face = try #require((json["faces"] as? [[String: Any]])?.first)
+            #expect(face["quality"] == nil && json["quality"] == nil)
+            let landmarks = try #require(face["landmarkRegions"] as? [String: Any])
+            #expect(landmarks.string("source") == "dlib68" && (landmarks["allPoints"] as? [Any])?.count == 68)
+            let regions = try #require(landmarks["regions"] as? [[String: Any]])
+            #expect(regions.compactMap { $0["name"] as? String } == [
+                "faceContour", "leftEye", "rightEye", "leftEyebrow", "rightEyebrow", "nose", "noseCrest", "medianLine",
+                "outerLips", "innerLips", "leftPupil", "rightPupil",
+            ])
+            let points = regions.flatMap { ($0["normalizedPoints"] as? [[String: Any]]) ?? [] }
+            #expect(points.allSatisfy { p in ["x", "y"].allSatisfy { (-0.2...1.2).contains(number(p[$0]) ?? -1) } })
+            let measures = try #require(landmarks["measures"] as? [String: Any])
+            #expect((0.2...0.45).contains(number(measures["eyeAspectRatio"]) ?? 0), "\(measures)")
+
+            let text = try expectSuccess(["detect", "--landmarks", "--quality", "in.png"], in: dir).stdout
+            #expect(text.contains("landmarks: 68 points (dlib), eye aspect ratio 0.") && text.contains("quality 0."), "\(text)")
+        }
+    }
+
     @Test func haarDetector() throws {
         try withScratch { dir in
             try copySample("Samples/portrait.png", to: dir, as: "in.png")

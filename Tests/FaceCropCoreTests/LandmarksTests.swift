@@ -245,4 +245,31 @@ struct LandmarksTests {
         #expect(Set(measures.keys) == ["rightEyeAspectRatio", "leftEyeAspectRatio", "eyeAspectRatio", "mouthOpenness"])
         #expect(try JSONDecoder().decode(FaceLandmarks2D.self, from: data) == Self.fitted)
     }
+
+    /// dlib's predictor gets a square box of the detector box's mean side, 0.05 of its height lower.
+    static let predictorBoxes: [(Rect, Rect)] = [
+        (Rect(x: 0, y: 0, width: 100, height: 100), Rect(x: 0, y: 5, width: 100, height: 100)),
+        (Rect(x: 10, y: 20, width: 80, height: 120), Rect(x: 0, y: 36, width: 100, height: 100)),
+        (Rect(x: 50, y: 50, width: 0, height: 0), Rect(x: 50, y: 50, width: 0, height: 0)),
+    ]
+
+    @Test(arguments: predictorBoxes)
+    func predictorBox(_ detector: Rect, _ expected: Rect) {
+        let box = FaceLandmarks2D.predictorBox(forDetectorBox: detector)
+        #expect(abs(box.x - expected.x) < 1e-9 && abs(box.y - expected.y) < 1e-9)
+        #expect(abs(box.width - expected.width) < 1e-9 && abs(box.height - expected.height) < 1e-9)
+    }
+
+    @Test func mappedTransformsEveryCoordinateAndMeasure() throws {
+        let points = (0..<68).map { Point(x: 10 + Double($0 % 10) * 7.3333, y: 20 + Double($0 / 10) * 9.1111) }
+        let landmarks = try #require(FaceLandmarks2D(ibug68: points, faceBox: Rect(x: 10, y: 20, width: 70, height: 65)))
+        let rounded = landmarks.mapped { ($0 * 100).rounded() / 100 }
+        #expect(rounded.allPoints.count == 68 && rounded.regions.map(\.name) == landmarks.regions.map(\.name))
+        let all = rounded.allPoints + rounded.regions.flatMap(\.normalizedPoints)
+        func isRounded(_ v: Double) -> Bool { abs((v * 100).rounded() - v * 100) < 1e-9 }
+        #expect(all.allSatisfy { isRounded($0.x) && isRounded($0.y) })
+        let m = try #require(rounded.measures)
+        #expect(abs(m.eyeAspectRatio - landmarks.measures!.eyeAspectRatio) <= 0.005)
+        #expect(isRounded(m.mouthOpenness) && isRounded(m.eyeAspectRatio))
+    }
 }

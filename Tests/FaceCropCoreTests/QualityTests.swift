@@ -3,14 +3,18 @@ import Foundation
 import Testing
 
 struct QualityTests {
-    static let good = QualityMeasurements(
-        blur: 0.28, noise: 2, brightness: 0.5, contrast: 0.2, clipped: 0, imbalance: 0.02, faceHeight: 200,
-        roll: 0, yaw: 0, pitch: 0.57, expression: [0, 0, 0, 0.2, 0, 0, 0.8], inside: 1)
+    static let good = {
+        var m = QualityMeasurements(
+            blur: 0.28, noise: 2, brightness: 0.5, contrast: 0.2, clipped: 0, imbalance: 0.02, faceHeight: 200,
+            roll: 0, yaw: 0, pitch: 0.57, expression: [0, 0, 0, 0.2, 0, 0, 0.8], inside: 1)
+        (m.eyeAspectRatio, m.mouthOpenness) = (0.3, 0.1)
+        return m
+    }()
 
     @Test func aGoodFaceScoresNearOne() {
         let q = QualityModel.defaults.score(Self.good)
         #expect(q.score > 0.99)
-        #expect(Set(q.components.keys) == ["sharpness", "noise", "exposure", "size", "pose", "expression", "border", "compression", "confidence"])
+        #expect(Set(q.components.keys) == ["sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence"])
         #expect(q.components.values.allSatisfy { (0...1).contains($0) })
     }
 
@@ -19,6 +23,7 @@ struct QualityTests {
         ("sharpness", "blur", 0.6), ("noise", "noise", 12), ("exposure", "brightness", 0.15), ("exposure", "contrast", 0.03),
         ("exposure", "clipped", 0.2), ("exposure", "imbalance", 0.3), ("size", "faceHeight", 40), ("border", "inside", 0.7),
         ("compression", "blockiness", 3), ("confidence", "confidence", 0.8), ("pose", "roll", 25), ("pose", "yaw", 0.3),
+        ("eyes", "eyeAspectRatio", 0.15), ("mouth", "mouthOpenness", 0.8),
     ])
     func worseMeasurementLowersItsComponent(_ component: String, _ field: String, _ value: Double) {
         var m = Self.good
@@ -35,6 +40,8 @@ struct QualityTests {
         case "confidence": m.confidence = value
         case "roll": m.roll = value
         case "yaw": m.yaw = value
+        case "eyeAspectRatio": m.eyeAspectRatio = value
+        case "mouthOpenness": m.mouthOpenness = value
         default: Issue.record("unknown field \(field)")
         }
         let base = QualityModel.defaults.score(Self.good), worse = QualityModel.defaults.score(m)
@@ -50,17 +57,40 @@ struct QualityTests {
 
     @Test func unmeasuredComponentsAreLeftOut() {
         var m = Self.good
-        (m.roll, m.yaw, m.pitch, m.expression) = (nil, nil, nil, nil)
+        (m.roll, m.yaw, m.pitch, m.expression, m.eyeAspectRatio, m.mouthOpenness) = (nil, nil, nil, nil, nil, nil)
         let q = QualityModel.defaults.score(m)
-        #expect(q.components["pose"] == nil && q.components["expression"] == nil)
+        #expect(Set(q.components.keys).isDisjoint(with: ["pose", "expression", "eyes", "mouth"]))
         #expect(q.score > 0.99)
     }
 
-    /// The score is a weighted geometric mean: one very bad component pulls it far down.
+    /// Closed eyes (eye aspect ratio under 0.12) cost as much as a blurred face; half-open ones less; open
+    /// ones, from a squint in a smile (0.2) up, nothing.
+    @Test(arguments: [(0.08, 0.0), (0.10, 0.0), (0.16, 0.5), (0.20, 1.0), (0.32, 1.0)])
+    func eyeOpenness(_ ratio: Double, _ component: Double) {
+        var m = Self.good
+        m.eyeAspectRatio = ratio
+        #expect(abs(QualityModel.defaults.score(m).components["eyes"]! - component) < 1e-9)
+    }
+
+    /// Landmarks are kept beside the score but not encoded with it (reports give them once per face).
+    @Test func landmarksAreNotEncodedWithTheScore() throws {
+        let points = (0..<68).map { Point(x: Double($0 % 10) * 10, y: Double($0 / 10) * 10) }
+        var q = QualityModel.defaults.score(Self.good)
+        q.landmarks = FaceLandmarks2D(ibug68: points, faceBox: Rect(x: 0, y: 0, width: 100, height: 100))
+        let json = String(decoding: try JSONEncoder().encode(q), as: UTF8.self)
+        #expect(!json.contains("landmarks") && json.contains("eyeAspectRatio"))
+        #expect(try JSONDecoder().decode(CaptureQuality.self, from: Data(json.utf8)).landmarks == nil)
+    }
+
+    /// The score is a weighted geometric mean: one very bad component pulls it far down, to about
+    /// floor^(weight / total weight), whatever the others are.
     @Test func oneBadComponentDominates() {
+        let model = QualityModel.defaults
         var m = Self.good
         m.blur = 0.95
-        #expect(QualityModel.defaults.score(m).score < 0.5)
+        let total = model.weights.values.reduce(0, +)
+        let expected = pow(model.floor, model.weights["sharpness"]! / total)
+        #expect(abs(model.score(m).score - expected) < 0.01 && expected < 0.6)
     }
 
     /// Pose from the 5 points (pixels, y down): a frontal face, then the same face turned 30 degrees clockwise.

@@ -52,6 +52,39 @@ struct PipelineTests {
         }
     }
 
+    /// The 68 landmarks measured with the quality land on the same upright pixels whatever the stored
+    /// orientation, and an open-eyed portrait measures open eyes.
+    @Test func landmarksAreFittedUprightInEveryOrientation() throws {
+        let analyzer = try QualityAnalyzer(landmarks: LandmarkFixtures.fitter)
+        func points(_ o: Int) throws -> (points: [Point], quality: CaptureQuality, width: Double) {
+            let a = try cropper.analyze(Fixtures.path("Golden/exif-\(o)/input.jpg"))
+            let face = try #require(a.faces.first)
+            let q = try #require(try analyzer.assess(a).first)
+            let landmarks = try #require(q.landmarks)
+            #expect(landmarks.source == .dlib68 && landmarks.allPoints.count == 68)
+            let all = LandmarkRegion(name: .faceContour, normalizedPoints: landmarks.allPoints, isClosed: false)
+            return (all.pointsInImage(faceBoundingBox: face.boundingBox, imageSize: a.size), q, face.boundingBox(in: a.size).width)
+        }
+        let reference = try points(1)
+        let m = reference.quality.measurements
+        #expect(try #require(m.eyeAspectRatio) > 0.2 && reference.quality.components["eyes"] == 1, "\(m)")
+        #expect(try #require(m.mouthOpenness) < 0.5 && reference.quality.components["mouth"] == 1)
+        for o in 2...8 {
+            let other = try points(o)
+            let mean = zip(other.points, reference.points).map { LandmarksFitTests.distance($0, $1) }.reduce(0, +) / 68
+            #expect(mean < 0.03 * reference.width, "orientation \(o): points \(mean) px apart on average")
+        }
+    }
+
+    /// Without dlib's model, quality keeps the detector's 5 points and leaves eyes and mouth out.
+    @Test func withoutTheLandmarkModelQualityUsesTheDetectorsPoints() throws {
+        let analysis = try cropper.analyze(Fixtures.path("Golden/exif-1/input.jpg"))
+        let q = try #require(try QualityAnalyzer(landmarks: nil).assess(analysis).first)
+        #expect(q.landmarks?.source == .detector5 && q.landmarks?.allPoints.count == 5)
+        #expect(q.components["eyes"] == nil && q.components["mouth"] == nil && q.measurements.eyeAspectRatio == nil)
+        #expect(q.components["pose"] != nil)
+    }
+
     @Test func haarFindsTheFrontalFaceWithoutLandmarks() throws {
         let haar = FaceCropper(detector: try FaceDetector(kind: .haar))
         let analysis = try haar.analyze(Fixtures.path("Golden/haar-portrait/input.jpg"))
@@ -127,7 +160,7 @@ struct PipelineTests {
     func qualityFallsAsThePortraitDegrades(_ operation: String, _ levels: [String]) throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let analyzer = try QualityAnalyzer()
+        let analyzer = try QualityAnalyzer(landmarks: LandmarkFixtures.fitter)
         var scores = [Double]()
         for (i, level) in levels.enumerated() {
             let out = dir.appendingPathComponent("d\(i).jpg").path
