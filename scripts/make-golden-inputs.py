@@ -533,6 +533,14 @@ def main():
                "A portrait cropped to a tall 9:16 window and written as TIFF.",
                [grace_box], (512, 512), lambda d: copy_source("grace", d, "jpg"))
 
+    # Picture cases (annotate.json, written by hand) take their input from a crop case above.
+    for case, source in [("annotate-group", "group-three-16x9"), ("annotate-exif-6", "exif-6"),
+                         ("annotate-min-quality", "group-largest")]:
+        d = os.path.join(GOLDEN, case)
+        os.makedirs(d, exist_ok=True)
+        shutil.copyfile(os.path.join(GOLDEN, source, "input.jpg"), os.path.join(d, "input.jpg"))
+        print(f"  {case:22s} input of {source}")
+
     # Samples/ for `make demo`
     print("Samples/")
     W, H = 2400, 1350
