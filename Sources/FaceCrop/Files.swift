@@ -82,11 +82,15 @@ enum AtomicFile {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let ext = name.split(separator: ".").last.map(String.init) ?? "tmp"
         let tmp = "\(dir)/.\(name).facecrop-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).\(ext)"
-        // Create it first: a folder we cannot write to is reported as such, not as a failed save.
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0o666)
-        guard fd >= 0 else { throw FaceCropError.outputNotWritable(path, reason: errorText(errno)) }
+        // Create it first: a folder we cannot write to is reported as such, not as a failed save. Created and
+        // listed under one lock, so a signal handled in between cannot leave it behind unlisted.
+        let (fd, error) = inFlight.withLock { files in
+            let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0o666)
+            if fd >= 0 { files.insert(tmp) }
+            return (fd, errno)
+        }
+        guard fd >= 0 else { throw FaceCropError.outputNotWritable(path, reason: errorText(error)) }
         close(fd)
-        inFlight.withLock { _ = $0.insert(tmp) }
         defer { inFlight.withLock { _ = $0.remove(tmp) } }
         do {
             try body(tmp)
