@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes facecrop's pipeline (load → detect → plan → crop → write) with libFuzzer and AddressSanitizer for
 # SECONDS (default 300), single process. Usage: scripts/fuzz.sh [SECONDS] [EXTRA_SEED_DIR ...]
-#   Seeds: Fuzz/seeds (small JPEG/PNG/WebP/TIFF/GIF/HEIC), Fuzz/regressions, and any EXTRA_SEED_DIR.
+#   Seeds: Fuzz/seeds (small JPEG/PNG/WebP/TIFF/GIF/HEIC), Fuzz/regressions, the hostile-input corpus of
+#   scripts/make-corpus.py (its regular files up to the 64 KiB input length), and any EXTRA_SEED_DIR.
 #   The growing corpus is kept in .build-fuzz/corpus between runs.
 #   An input that crashes (or gets an ASan or UBSan report), times out or runs out of memory is copied to
 #   Fuzz/regressions/ and the script exits 1:
@@ -17,14 +18,20 @@ swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sa
     -Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined -Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined \
     --product FuzzPipeline 2>&1 | grep -v 'ld.gold: warning: Cannot export local symbol' >&2
 mkdir -p "$scratch/corpus" "$scratch/artifacts"
+max_len=65536
+# The hostile corpus as seeds: regular readable files only (its FIFO, its link to /dev/zero and its folders
+# would block or never end), and none longer than an input may be.
+python3 scripts/make-corpus.py "$scratch/hostile-corpus" >/dev/null
+rm -rf "$scratch/hostile" && mkdir "$scratch/hostile"
+find "$scratch/hostile-corpus" -type f -perm -u=r -size -$((max_len + 1))c ! -name cases.json -exec cp -t "$scratch/hostile" {} +
 log="$scratch/fuzz-$(date -u +%Y%m%dT%H%M%SZ).log"
 # libvips' and OpenCV's warnings about damaged files are expected here; keep the log to the fuzzer's lines.
 export VIPS_WARNING=1 OPENCV_LOG_LEVEL=ERROR
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=10} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 set +e
-"$scratch/debug/FuzzPipeline" -max_total_time="$seconds" -max_len=40000 -timeout=30 -rss_limit_mb=3072 \
+"$scratch/debug/FuzzPipeline" -max_total_time="$seconds" -max_len=$max_len -timeout=30 -rss_limit_mb=3072 \
     -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$scratch/artifacts/" \
-    "$scratch/corpus" Fuzz/seeds Fuzz/regressions "$@" >"$log" 2>&1 &
+    "$scratch/corpus" Fuzz/seeds Fuzz/regressions "$scratch/hostile" "$@" >"$log" 2>&1 &
 pid=$!
 wait $pid
 status=$?

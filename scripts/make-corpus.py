@@ -5,18 +5,20 @@ outcome facecrop documents for it.
     scripts/make-corpus.py OUTDIR            # writes OUTDIR/<files> and OUTDIR/cases.json
     scripts/make-corpus.py --table OUTDIR    # the same, then prints the outcome table as markdown
 
-Needs only the python3 standard library and the `vips` command (Debian libvips-tools, installed by
-scripts/setup.sh). Deterministic: fixed seeds, no clock. The good images are made from Samples/ with vips;
+Needs only the python3 standard library and the `vips` and `ffmpeg` commands (Debian libvips-tools and ffmpeg,
+installed by scripts/setup.sh). Deterministic: fixed seeds, no clock. The good images are made from Samples/ with vips;
 the bad ones are those images cut, patched or wrapped byte by byte here.
 
 cases.json: {"version": 1, "cases": [case, ...]}, each case
     name         unique id (also the file's stem, so a batch over OUTDIR has no output-name clashes)
-    file         the entry in OUTDIR (may hold spaces, a newline, non-ASCII, a leading dash, "[...]")
+    file         the entry in OUTDIR or a folder in it (may hold spaces, a newline, non-ASCII, a leading dash, "[...]")
     kind         file | symlink | fifo | directory
     what         what the case is, in words
-    expect       {"status": exit status, "stderr": [lines]} for `facecrop OUTDIR/FILE -o OUT.jpg`; a line's
+    command      the subcommand, when not the image crop: "best-frame" for the video cases
+    expect       {"status": exit status, "stderr": [lines]} for `facecrop [COMMAND] OUTDIR/FILE -o OUT.jpg`; a line's
                  "{input}" stands for the input path as given on the command line, shown with control
-                 characters escaped (a newline as \\n); status 0 means a crop was written
+                 characters escaped (a newline as \\n), and "{stem}" for that path without its extension; status
+                 0 means a crop was written
     expectAsRoot the same when run as root, where permission bits do not stop reading (only where different)
     batch        whether `facecrop batch OUTDIR` picks the entry up (a non-hidden file with an image
                  extension; folders only with --recursive); if so its record has the same status and error
@@ -177,7 +179,7 @@ class Corpus:
     def w(self, name):
         return os.path.join(self.work, name)
 
-    def add(self, name, file, what, expect, kind="file", data=None, source=None, expect_as_root=None):
+    def add(self, name, file, what, expect, kind="file", data=None, source=None, expect_as_root=None, command=None):
         assert expect is not None and all(c["name"] != name for c in self.cases), name
         path = os.path.join(self.outdir, file)
         if kind == "file":
@@ -189,10 +191,12 @@ class Corpus:
         ext = file.rsplit(".", 1)[-1].lower() if "." in file else ""
         case = {
             "name": name, "file": file, "kind": kind, "what": what, "expect": expect,
-            "batch": kind != "directory" and not file.startswith(".") and ext in BATCH_EXTENSIONS,
+            "batch": kind != "directory" and not file.startswith(".") and "/" not in file and ext in BATCH_EXTENSIONS,
         }
         if expect_as_root is not None:
             case["expectAsRoot"] = expect_as_root
+        if command is not None:
+            case["command"] = command
         self.cases.append(case)
         return path
 
@@ -490,11 +494,81 @@ def build(c):
     add_video_cases(c)
 
 
+def ffmpeg(*args):
+    subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args], check=True)
+
+
 def add_video_cases(c):
-    """VIDEO CASES GO HERE. Owned by the video feature (built in parallel): videos cut mid-stream, with a
-    broken index, zero frames, an absurd frame count or size, ... made with `ffmpeg` from a frame of the
-    samples, each added with c.add(name, file, what, expected outcome) like the image cases. Keep stems
-    unique and add "mp4", "mov", ... to BATCH_EXTENSIONS if `batch` collects them. None yet."""
+    """Videos for `facecrop best-frame` (the case's "command"): good ones in each container, then cut
+    mid-stream at several offsets, damaged in the index, the codec header or the coded data, empty, not a
+    video, too long, and a Live Photo still without its video. Made with ffmpeg from Samples/portrait.png."""
+    w = c.w
+    portrait = os.path.join(SAMPLES, "portrait.png")
+    x264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-g", "5", "-pix_fmt", "yuv420p"]
+    x265 = ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "24", "-pix_fmt", "yuv420p", "-tag:v", "hvc1",
+            "-x265-params", "log-level=error"]
+    clip = ["-loop", "1", "-framerate", "10", "-t", "1.5", "-i", portrait, "-vf", "scale=256:256"]
+    # Index ('moov') first, as phones and web encoders write it, so a cut leaves the index and loses data.
+    ffmpeg(*clip, *x264, "-movflags", "+faststart", w("clip.mp4"))
+    ffmpeg(*clip, *x265, "-movflags", "+faststart", w("clip.mov"))
+    ffmpeg(*clip, *x264, w("index-last.mp4"))  # ffmpeg's default: the index after the data
+    truncated = error(65, "Input '{input}' is truncated: the file ends before the video data it lists.")
+    no_index = error(65, "Input '{input}' is truncated or damaged: it is an MP4/QuickTime file without its index "
+                         "(the 'moov' box).")
+    best = "best-frame"
+
+    c.add("video-h264-mp4", "video-h264.mp4", "a good H.264 MP4, 1.5 s at 10 fps (best-frame)", crop(),
+          source=w("clip.mp4"), command=best)
+    c.add("video-hevc-mov", "video-hevc.mov", "a good HEVC QuickTime file (best-frame)", crop(),
+          source=w("clip.mov"), command=best)
+    c.add("video-m4v", "video.m4v", "a good H.264 MP4 named .m4v (best-frame)", crop(), source=w("clip.mp4"),
+          command=best)
+    c.add("video-index-last", "video-index-last.mp4", "a good MP4 with its index after the data (best-frame)",
+          crop(), source=w("index-last.mp4"), command=best)
+    c.add("video-as-image", "video-as-image.mp4", "a good video given to the image crop",
+          error(65, "Input '{input}' is a video, not an image; 'facecrop best-frame' picks and saves its best frame."),
+          source=w("clip.mp4"))
+    mp4, mov = read(w("clip.mp4")), read(w("clip.mov"))
+    for percent in (5, 30, 60, 90, 99):
+        c.add("video-mp4-cut-%d" % percent, "video-mp4-cut-%d.mp4" % percent,
+              "the H.264 MP4 cut mid-stream at %d %% (best-frame)" % percent, truncated,
+              data=mp4[: len(mp4) * percent // 100], command=best)
+    for percent in (5, 50, 95):
+        c.add("video-mov-cut-%d" % percent, "video-mov-cut-%d.mov" % percent,
+              "the HEVC QuickTime file cut at %d %% (best-frame)" % percent,
+              no_index if percent == 5 else truncated, data=mov[: len(mov) * percent // 100], command=best)
+    index_last = read(w("index-last.mp4"))
+    c.add("video-cut-before-index", "video-cut-before-index.mp4",
+          "an MP4 with its index last, cut in the data: no index (best-frame)", no_index,
+          data=index_last[: len(index_last) // 2], command=best)
+    c.add("video-index-flipped", "video-index-flipped.mp4",
+          "the sample-size table ('stsz') of the index flipped (best-frame)", no_index,
+          data=flip(mp4, mp4.find(b"stsz") + 12, 12, 0xFF), command=best)
+    c.add("video-codec-header-flipped", "video-codec-header-flipped.mp4",
+          "the H.264 parameter sets ('avcC') flipped (best-frame)",
+          error(65, "Input '{input}' is damaged: the decoder refused the data: Invalid data found when processing "
+                    "input."), data=flip(mp4, mp4.find(b"avcC") + 8, 8, 0x5A), command=best)
+    data = bytearray(mp4)
+    rng = random.Random(7)
+    start = mp4.find(b"mdat") + 2000
+    for _ in range(4):
+        data[start + rng.randrange(len(mp4) - start - 100)] ^= 0xFF
+    c.add("video-data-flipped", "video-data-flipped.mp4",
+          "4 bytes flipped in the coded frames: decoded with FFmpeg's error concealment (best-frame)", crop(),
+          data=bytes(data), command=best)
+    c.add("video-empty", "video-empty.mp4", "an empty .mp4 (best-frame)", EMPTY, data=b"", command=best)
+    c.add("video-text", "video-text.mov", "a text file named .mov (best-frame)",
+          error(65, "Input '{input}' is not a video facecrop can read (no demuxer could read it: Invalid data "
+                    "found when processing input)."), data=b"this is not a video\n", command=best)
+    ffmpeg("-f", "lavfi", "-i", "color=c=gray:size=64x64:rate=1:duration=61", *x264, w("long.mp4"))
+    c.add("video-too-long", "video-too-long.mp4", "61 s of 64x64 at 1 fps, over the 60 s limit (best-frame)",
+          error(65, "Input '{input}' lasts 61.0 s, over the limit of 60.0 s; raise it with --max-duration if you trust "
+                    "this file."), source=w("long.mp4"), command=best)
+    os.mkdir(os.path.join(c.outdir, "stills"))  # out of reach of a batch over the folder, which would crop it
+    c.add("video-still-alone", "stills/video-still-alone.heic", "a Live Photo still with no video beside it (best-frame)",
+          error(66, "No video found beside the still '{input}' (looked for %s)." % ", ".join(
+              "'{stem}.%s'" % ext for ext in ("mov", "MOV", "mp4", "MP4", "m4v", "M4V"))),
+          source=w("face.heic"), command=best)
 
 
 def big_black_png(width, height):
@@ -508,17 +582,19 @@ def big_black_png(width, height):
 
 def table(cases):
     """The outcome table for the README, as markdown."""
-    def outcome(e, file):
+    def outcome(e, file, command):
         if e["status"] == 0:
-            return "crop" + "".join("; `%s`" % line for line in e["stderr"])
-        text = "; ".join(e["stderr"]).replace("{input}", file.replace("\n", "\\n")).replace("|", "\\|")
+            return ("best frame written" if command else "crop") + "".join("; `%s`" % line for line in e["stderr"])
+        shown = file.replace("\n", "\\n")
+        text = "; ".join(e["stderr"]).replace("{input}", shown).replace("{stem}", shown.rsplit(".", 1)[0])
+        text = text.replace("|", "\\|")
         return "**%d** `%s`" % (e["status"], text)
 
     lines = ["| case | input | outcome (exit status, standard error) |", "|---|---|---|"]
     for case in cases:
-        result = outcome(case["expect"], case["file"])
+        result = outcome(case["expect"], case["file"], case.get("command"))
         if "expectAsRoot" in case:
-            result += " (as root: %s)" % outcome(case["expectAsRoot"], case["file"])
+            result += " (as root: %s)" % outcome(case["expectAsRoot"], case["file"], case.get("command"))
         if not case["batch"]:
             result += "; not picked up by `batch` from a folder"
         lines.append("| `%s` | %s | %s |" % (case["name"], case["what"].replace("|", "\\|"), result))

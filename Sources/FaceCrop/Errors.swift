@@ -9,6 +9,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
     case inputUnreadable(String, reason: String)
     case inputEmpty(String)
     case notAnImage(String)
+    case inputIsVideo(String)
     case blockedLoader(String)
     case corruptImage(String, detail: String)
     case tooManyPixels(String, width: Int, height: Int, limit: Int)
@@ -28,7 +29,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .noFace: return 2
         case .unsupportedOutputFormat, .outputSameAsInput: return 64
-        case .inputEmpty, .notAnImage, .blockedLoader, .corruptImage, .tooManyPixels, .fileTooLarge: return 65
+        case .inputEmpty, .notAnImage, .inputIsVideo, .blockedLoader, .corruptImage, .tooManyPixels, .fileTooLarge: return 65
         case .inputNotFound, .inputIsDirectory, .inputNotRegularFile, .inputUnreadable: return 66
         case .outputDirectoryMissing, .outputNotWritable: return 73
         case .writeFailed, .detector, .imageProcessing: return 1
@@ -43,6 +44,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .inputUnreadable(let p, let reason): return "Input '\(p)' cannot be read: \(reason)."
         case .inputEmpty(let p): return "Input '\(p)' is empty (0 bytes)."
         case .notAnImage(let p): return "Input '\(p)' is not an image format facecrop can read."
+        case .inputIsVideo(let p): return "Input '\(p)' is a video, not an image; 'facecrop best-frame' picks and saves its best frame."
         case .blockedLoader(let p):
             return "Input '\(p)' needs a libvips loader that is blocked for safety; pass --allow-untrusted-loaders if you trust this file."
         case .corruptImage(let p, let detail): return "Input '\(p)' is damaged or truncated: \(detail)."

@@ -23,8 +23,13 @@ enum InputCheck {
         if access(path, R_OK) != 0 { throw .inputUnreadable(path, reason: errorText(errno)) }
     }
 
-    /// The image format a file's first bytes announce, if any: a file that starts like an image but has
-    /// no loader for it is damaged, not "not an image".
+    /// What `announcedFormat` returns for an MP4/QuickTime file: an ISO 'ftyp' box whose brand is not HEIF's.
+    static let video = "video"
+    /// HEIF's and AVIF's 'ftyp' brands; other brands (isom, mp42, qt, M4V, ...) are videos.
+    private static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "mif2", "msf1", "avif", "avis"]
+
+    /// The image format a file's first bytes announce (or `video`), if any: a file that starts like an image
+    /// but has no loader for it is damaged, not "not an image".
     static func announcedFormat(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
@@ -41,7 +46,9 @@ enum InputCheck {
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "PNG" }
         if starts(Array("GIF8".utf8)) { return "GIF" }
         if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "WebP" }
-        if starts(Array("ftyp".utf8), at: 4) { return "HEIF" }
+        if starts(Array("ftyp".utf8), at: 4) {
+            return b.count == 12 && !heifBrands.contains(String(decoding: b[8..<12], as: UTF8.self)) ? video : "HEIF"
+        }
         return nil
     }
 }

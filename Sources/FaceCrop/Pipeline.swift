@@ -380,6 +380,7 @@ public struct FaceCropper: Sendable {
         switch error.kind {
         case .notAnImage:
             guard let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }
+            if format == InputCheck.video { return .inputIsVideo(path) }
             return .corruptImage(path, detail: "it starts like a \(format) file, but its header cannot be read")
         case .blocked: return .blockedLoader(path)
         case .other: break

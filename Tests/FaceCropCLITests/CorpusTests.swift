@@ -21,6 +21,8 @@ struct CorpusCase: Decodable, Sendable {
     var expect: Outcome
     var expectAsRoot: Outcome?
     var batch: Bool
+    /// The subcommand, when not the image crop ("best-frame" for videos).
+    var command: String?
 
     /// Root reads files whatever their permission bits: some cases document what root sees.
     var expected: Outcome { geteuid() == 0 ? expectAsRoot ?? expect : expect }
@@ -28,7 +30,8 @@ struct CorpusCase: Decodable, Sendable {
     /// The expected lines for `path`, as printed (control characters escaped, as facecrop prints them).
     func lines(for path: String, escaped: Bool = true) -> [String] {
         let shown = escaped ? CorpusCase.escape(path) : path
-        return expected.stderr.map { $0.replacingOccurrences(of: "{input}", with: shown) }
+        let stem = (shown as NSString).deletingPathExtension
+        return expected.stderr.map { $0.replacingOccurrences(of: "{input}", with: shown).replacingOccurrences(of: "{stem}", with: stem) }
     }
 
     static func escape(_ text: String) -> String {
@@ -130,14 +133,15 @@ struct CorpusTests {
             let before = try Self.states(cases, in: corpus)
             let corpusListing = listing(corpus)
 
-            // Each case on its own: `facecrop corpus/FILE -o out-single/NAME.jpg`, two at a time.
+            // Each case on its own: `facecrop [COMMAND] corpus/FILE -o out-single/NAME.jpg`, two at a time.
             let outSingle = dir.appendingPathComponent("out-single")
             try FileManager.default.createDirectory(at: outSingle, withIntermediateDirectories: true)
             let results = Mutex([String: Result<RunResult, Error>]())
             DispatchQueue.concurrentPerform(iterations: cases.count) { i in
                 let c = cases[i]
                 let result = Result {
-                    try runFaceCrop(["corpus/\(c.file)", "-o", "out-single/\(c.name).jpg"], in: dir, timeout: Self.timeout)
+                    try runFaceCrop(
+                        (c.command.map { [$0] } ?? []) + ["corpus/\(c.file)", "-o", "out-single/\(c.name).jpg"], in: dir, timeout: Self.timeout)
                 }
                 results.withLock { $0[c.name] = result }
             }
