@@ -37,8 +37,7 @@ struct InterruptionTests {
             // Stop it once some work is done, while more is under way.
             let deadline = Date().addingTimeInterval(30)
             while process.isRunning, Date() < deadline, files(out).filter({ $0.hasSuffix(".jpg") }).count < 4 { usleep(10_000) }
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
+            #expect(stop(process, with: signal), "facecrop did not end within 30 s of signal \(signal)")
 
             let afterStop = files(out)
             if signal != SIGKILL {
@@ -148,10 +147,10 @@ struct RandomInterruptionTests {
                 let deadline = Date().addingTimeInterval(delay)
                 while process.isRunning, Date() < deadline { usleep(5_000) }
                 let stopped = process.isRunning
-                kill(process.processIdentifier, signal)
-                process.waitUntilExit()
+                let ended = stop(process, with: signal)
                 stops.append("\(stopped ? "signal \(signal)" : "finished") after \(Int(delay * 1000)) ms")
                 let context = "seed \(seed), stops \(stops)"
+                #expect(ended, "facecrop did not end within 30 s of signal \(signal); \(context)")
                 if stopped && signal != SIGKILL {
                     // 128 + signal from facecrop's handler; a signal that lands before the handler is installed
                     // (start-up, nothing written yet) ends the process the default way, which shells also report as 128 + signal.
@@ -173,6 +172,8 @@ struct RandomInterruptionTests {
             }
 
             let context = "seed \(seed), stops \(stops)"
+            // At least one stop caught a run at work (the first run writes for well over the longest delay).
+            #expect(stops.contains { $0.hasPrefix("signal") }, "no run was stopped; \(context)")
             let final = try runFaceCrop(Self.arguments, in: dir)
             #expect(final.status == 0, "\(final); \(context)")
             #expect(leftoverTempFiles(out).isEmpty, "\(leftoverTempFiles(out)); \(context)")

@@ -86,6 +86,18 @@ private final class DataBox: @unchecked Sendable {
     var flag = false
 }
 
+/// Sends `signal` to `process` and waits for it to end, at most `seconds`; a process still running then (a
+/// signal handler that hangs) is killed, and the answer is false, so a test fails instead of hanging.
+func stop(_ process: Process, with signal: Int32, within seconds: Double = 30) -> Bool {
+    kill(process.processIdentifier, signal)
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(5_000) }
+    let ended = !process.isRunning
+    if !ended { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    return ended
+}
+
 /// Runs `facecrop args...` in `directory`, capturing standard output and error; kills it after `timeout`.
 /// `stdin` (small: it must fit in a pipe's buffer) is fed to its standard input, which is otherwise empty.
 func runFaceCrop(_ args: [String], in directory: URL, timeout: Double = 60, stdin: Data? = nil) throws -> RunResult {
