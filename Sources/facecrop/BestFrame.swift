@@ -3,7 +3,7 @@ import FaceCrop
 
 /// Limits and stability settings shared by `best-frame` and `stability`.
 struct VideoArguments: ParsableArguments {
-    @Option(help: "The scene is stable when the summed shifts of the last 15 analysed frames are shorter than this (Manhattan length, pixels of the analysed frames).")
+    @Option(help: "The scene is stable when the summed shifts between the last 15 consecutive decoded frames are shorter than this (Manhattan length, in pixels of a frame --detect-size long).")
     var stabilityThreshold = 20.0
 
     @Option(help: "Refuse videos longer than this many seconds.")
