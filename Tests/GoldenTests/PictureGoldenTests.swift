@@ -36,6 +36,21 @@ extension Golden {
         return names.filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent("\($0)/\(file)").path) }.sorted()
     }
 
+    /// Pixels of each annotation colour (within 12 per channel: lines are antialiased), in a picture.
+    static func annotationPixels(_ image: VipsImage) throws -> [String: Int] {
+        let colours: [(String, Colour)] = [("landmarks", .landmarks), ("crop", .crop), ("good", .good), ("fair", .fair), ("poor", .poor)]
+        return try image.withRGB8 { rgb, width, height in
+            var counts = [String: Int]()
+            for i in stride(from: 0, to: 3 * width * height, by: 3) {
+                for (name, c) in colours
+                where abs(Int(rgb[i]) - Int(c.r)) <= 12 && abs(Int(rgb[i + 1]) - Int(c.g)) <= 12 && abs(Int(rgb[i + 2]) - Int(c.b)) <= 12 {
+                    counts[name, default: 0] += 1
+                }
+            }
+            return counts
+        }
+    }
+
     /// Capture quality scores may move this much (detector and resampling arithmetic across CPUs).
     static let scoreTolerance = 0.02
 
@@ -84,6 +99,14 @@ extension Golden {
         let reference = try VipsImage.open(expectedImage.path, sequential: false)
         #expect(actual.size == reference.size, "\(name): picture \(actual.size), expected \(reference.size)")
         if actual.size == reference.size {
+            // Each kind of annotation is there, about as much of it as recorded: the landmark outlines and the
+            // crop are each under 1 % of the picture, which the mismatch limit below alone would let go missing.
+            let drawn = try Golden.annotationPixels(actual), recorded = try Golden.annotationPixels(reference)
+            for (kind, count) in recorded where count >= 50 {
+                let got = drawn[kind] ?? 0
+                #expect(abs(got - count) <= count / 5, "\(name): \(got) pixels of the \(kind) colour, recorded \(count)")
+            }
+            #expect(recorded["landmarks", default: 0] >= 50, "\(name): the recorded picture shows no landmarks")
             let diff = try actual.compare(with: reference, threshold: Golden.pixelThreshold)
             let ok = diff.mismatch <= Golden.mismatchLimit
             #expect(ok, "\(name): \(Int(diff.mismatch * 1000) / 10)% of pixels differ by more than \(Int(Golden.pixelThreshold)) (max \(diff.maxDelta))")
