@@ -60,11 +60,11 @@ public func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() /
 extension FaceCropper {
     /// `facecrop annotate`: the input drawn on by `Annotator` (its long side at most `maxSide`), written
     /// atomically to `output`. Without `qualityAnalyzer` no capture quality is shown; `crop` nil skips the
-    /// crop rect (faces below its `minQuality` are drawn grey).
-    public func annotate(_ input: String, to output: String, crop: CropOptions?, maxSide: Int, quality: Int? = nil) throws(FaceCropError) -> CropReport {
+    /// crop rect. Faces below `minQuality` (else below the crop's) are drawn grey and left out of the crop.
+    public func annotate(_ input: String, to output: String, crop: CropOptions?, minQuality: Double? = nil, maxSide: Int, quality: Int? = nil) throws(FaceCropError) -> CropReport {
         let start = ContinuousClock.now
         let format = try OutputCheck.writable(output, input: input)
-        var analysis = try screen(analyze(input), minimum: crop?.minQuality)
+        var analysis = try screen(analyze(input), minimum: minQuality ?? crop?.minQuality)
         if qualityAnalyzer != nil { try measureQuality(&analysis) }
         let scores = analysis.quality
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }

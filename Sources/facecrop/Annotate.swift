@@ -48,7 +48,7 @@ struct Annotate: ParsableCommand {
         let options = try cropOptions()
         let cropper = try detection.makeCropper(quality: !noQuality || options.minQuality != nil)
         return try reportingErrors { () throws(FaceCropError) in
-            try cropper.annotate(input, to: output, crop: crop || options.minQuality != nil ? options : nil, maxSide: maxSide, quality: common.quality)
+            try cropper.annotate(input, to: output, crop: crop ? options : nil, minQuality: options.minQuality, maxSide: maxSide, quality: common.quality)
         }
     }
 

@@ -83,6 +83,14 @@ struct AnnotateTests {
             #expect((some["faces"] as? [JSONObject])?.count == 3)
             #expect((some["ignoredFaces"] as? [JSONObject])?.count == 1)
 
+            // annotate: the same face drawn as ignored; no crop drawn unless --crop asks for it.
+            let picture = try parseJSONObject(try runFaceCrop(["annotate", "group.jpg", "-o", "seen.png", "--json", "--min-quality", String(cut)], in: dir).stdout)
+            #expect((picture["faces"] as? [JSONObject])?.count == 3 && (picture["ignoredFaces"] as? [JSONObject])?.count == 1)
+            #expect(picture["crop"] == nil, "\(picture["crop"] ?? "")")
+            let withCrop = try parseJSONObject(try runFaceCrop(["annotate", "group.jpg", "-o", "seen.png", "--json", "--crop", "--min-quality", String(cut)], in: dir).stdout)
+            #expect(withCrop["crop"] != nil)
+            try FileManager.default.removeItem(at: dir.appendingPathComponent("seen.png"))
+
             let none = try runFaceCrop(["group.jpg", "-o", "out.jpg", "--min-quality", "1", "--no-face", "fail"], in: dir)
             #expect(none.status == 2, "\(none)")
             #expect(none.stderrLines == ["Error: No face found in 'group.jpg'."])
