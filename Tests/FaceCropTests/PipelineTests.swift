@@ -152,43 +152,60 @@ struct PipelineTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
-    /// Capture quality falls as the portrait degrades (a few fixed levels per family; the full sweep with
-    /// Spearman's rho is scripts/quality-validation.py).
+    /// Capture quality falls as the portrait degrades: three fixed levels of each of the nine families of
+    /// scripts/quality-validation.py (which sweeps six levels and reports Spearman's rho), made with the `vips`
+    /// command. Each level is a list of vips commands from {in} to {out} ({t1}, {t2}: scratch files; {line9}, {line23}: motion blur masks); the score is that of
+    /// the best face, which is the degraded one (the portrait has one face).
     @Test(arguments: [
-        ("gaussblur", ["0.01", "3", "8"]), ("jpeg", ["95", "20", "3"]), ("linear", ["1", "0.5", "0.2"]), ("rotate", ["0.01", "30", "50"]),
+        ("gaussian blur", [[["gaussblur", "{in}", "{out}", "0.01"]], [["gaussblur", "{in}", "{out}", "3"]], [["gaussblur", "{in}", "{out}", "8"]]]),
+        ("motion blur", [[["copy", "{in}", "{out}"]], [["conv", "{in}", "{out}", "{line9}", "--precision", "float"]], [["conv", "{in}", "{out}", "{line23}", "--precision", "float"]]]),
+        ("under-exposure", [[["copy", "{in}", "{out}"]], [["linear", "{in}", "{out}", "0.5", "0", "--uchar"]], [["linear", "{in}", "{out}", "0.2", "0", "--uchar"]]]),
+        ("over-exposure", [[["copy", "{in}", "{out}"]], [["linear", "{in}", "{out}", "1.6", "0", "--uchar"]], [["linear", "{in}", "{out}", "2.5", "0", "--uchar"]]]),
+        ("noise", [[["copy", "{in}", "{out}"]], Self.noise(12), Self.noise(40)]),
+        ("jpeg compression", [[["copy", "{in}", "{out}[Q=95]"]], [["copy", "{in}", "{out}[Q=20]"]], [["copy", "{in}", "{out}[Q=3]"]]]),
+        ("downscaling", [[["copy", "{in}", "{out}"]], [["resize", "{in}", "{out}", "0.2"]], [["resize", "{in}", "{out}", "0.08"]]]),
+        ("in-plane rotation", [[["rotate", "{in}", "{out}", "0.01"]], [["rotate", "{in}", "{out}", "30"]], [["rotate", "{in}", "{out}", "50"]]]),
+        // The face is x 134...354 of 480: cut at its left edge, a third into it, two thirds into it.
+        ("border crop", [[["extract_area", "{in}", "{out}", "134", "0", "346", "600"]], [["extract_area", "{in}", "{out}", "207", "0", "273", "600"]],
+                         [["extract_area", "{in}", "{out}", "280", "0", "200", "600"]]]),
     ])
-    func qualityFallsAsThePortraitDegrades(_ operation: String, _ levels: [String]) throws {
+    func qualityFallsAsThePortraitDegrades(_ family: String, _ levels: [[[String]]]) throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
+        for length in [9, 23] {  // horizontal line masks for motion blur
+            try ("\(length) 1 \(length) 0\n" + Array(repeating: "1", count: length).joined(separator: " ") + "\n")
+                .write(to: dir.appendingPathComponent("line\(length).mat"), atomically: true, encoding: .utf8)
+        }
         let analyzer = try QualityAnalyzer(landmarks: LandmarkFixtures.fitter)
         var scores = [Double]()
-        for (i, level) in levels.enumerated() {
-            let out = dir.appendingPathComponent("d\(i).jpg").path
-            let source = Fixtures.path("Golden/exif-1/input.jpg")
-            let args: [String] =
-                switch operation {
-                case "jpeg": ["copy", source, "\(out)[Q=\(level)]"]
-                case "linear": ["linear", source, dir.appendingPathComponent("d\(i).v").path, level, "0", "--uchar"]
-                default: [operation, source, out, level]
+        for (i, commands) in levels.enumerated() {
+            let out = dir.appendingPathComponent("d\(i).png").path
+            for command in commands {
+                let args = command.map {
+                    $0.replacingOccurrences(of: "{in}", with: Fixtures.path("Golden/exif-1/input.jpg"))
+                        .replacingOccurrences(of: "{out}", with: family == "jpeg compression" ? dir.appendingPathComponent("d\(i).jpg").path : out)
+                        .replacingOccurrences(of: "{t1}", with: dir.appendingPathComponent("t1.v").path)
+                        .replacingOccurrences(of: "{t2}", with: dir.appendingPathComponent("t2.v").path)
+                        .replacingOccurrences(of: "{line9}", with: dir.appendingPathComponent("line9.mat").path)
+                        .replacingOccurrences(of: "{line23}", with: dir.appendingPathComponent("line23.mat").path)
                 }
-            let vips = Process()
-            vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-            vips.arguments = args
-            try vips.run()
-            vips.waitUntilExit()
-            #expect(vips.terminationStatus == 0, "\(args)")
-            let path = operation == "linear" ? dir.appendingPathComponent("d\(i).v").path : out
-            if operation == "linear" {
-                let copy = Process()
-                copy.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-                copy.arguments = ["copy", path, out]
-                try copy.run()
-                copy.waitUntilExit()
+                let vips = Process()
+                vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+                vips.arguments = args
+                vips.standardError = FileHandle.nullDevice
+                try vips.run()
+                vips.waitUntilExit()
+                #expect(vips.terminationStatus == 0, "\(args)")
             }
-            let analysis = try cropper.analyze(out)
+            let analysis = try cropper.analyze(family == "jpeg compression" ? dir.appendingPathComponent("d\(i).jpg").path : out)
             scores.append(try analyzer.assess(analysis).map(\.score).max() ?? 0)
         }
-        #expect(scores == scores.sorted(by: >) && Set(scores).count == scores.count, "\(operation): \(scores)")
+        #expect(scores == scores.sorted(by: >) && Set(scores).count == scores.count, "\(family): \(scores)")
+    }
+
+    /// Seeded Gaussian noise of `sigma` grey levels added to the portrait.
+    static func noise(_ sigma: Int) -> [[String]] {
+        [["gaussnoise", "{t1}", "480", "600", "--sigma", "\(sigma)", "--mean", "0", "--seed", "42"], ["add", "{in}", "{t1}", "{t2}"], ["cast", "{t2}", "{out}", "uchar"]]
     }
 
     /// Root may write anywhere `access()` can see, but not into sysfs: the temporary file fails first.
