@@ -63,7 +63,7 @@ public final class QualityAnalyzer: Sendable {
             m.faceHeight = box.height
             m.confidence = face.confidence
             m.blockiness = try blockiness(analysis, box: box)
-            m.inside = box.area > 0 ? box.intersection(size.bounds).area / box.area : 0
+            m.inside = model.visibleShare(of: box, in: size)
             if let pose = face.landmarks.flatMap({ QualityModel.pose($0.points(in: size)) }) {
                 (m.roll, m.yaw, m.pitch) = (pose.roll, pose.yaw, pose.pitch)
             }

@@ -23,7 +23,7 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
     public var pitch: Double?
     /// Expression probabilities: angry, disgust, fear, happy, sad, surprise, neutral.
     public var expression: [Double]?
-    /// Share of the face box inside the image (a face cut by the border scores lower).
+    /// Share of the face inside the image (`QualityModel.visibleShare`; a face cut by the border scores lower).
     public var inside: Double
     /// JPEG blocking on the face at full resolution: boundary over inner luminance steps (about 1: none).
     public var blockiness: Double = 1
@@ -119,8 +119,17 @@ public struct QualityModel: Hashable, Sendable {
     /// Detector confidence → 1 at or above `sureFace`, 0 at or below `unsureFace` (blur, rotation, occlusion).
     public var sureFace = 0.93
     public var unsureFace = 0.70
-    /// Share of the face box inside the image at which border reaches 0 (1 when wholly inside).
+    /// Share of the face inside the image at which border reaches 0 (1 when wholly inside).
     public var minInside = 0.5
+    /// Width over height of whole faces in the detector's boxes: at least `narrowestFace`, at most `widestFace`
+    /// (10th and 90th percentiles of YuNet's boxes of the 45 whole faces in Samples/ and Golden/). YuNet boxes
+    /// only the visible part of a face cut by the image's border, so a box at the border that is narrower (or
+    /// shorter) than that shows the share of the face that is missing.
+    public var narrowestFace = 0.71
+    public var widestFace = 0.83
+    /// A box edge this close to the image's edge (share of the box's height) is at the border (YuNet's boxes of cut faces
+    /// end 1–5 % of their height short of it).
+    public var borderTolerance = 0.05
     /// Floor for components in the geometric mean (so one zero does not hide every other difference).
     public var floor = 0.02
 
@@ -158,6 +167,22 @@ public struct QualityModel: Hashable, Sendable {
         }
         let score = weightSum > 0 ? exp(logSum / weightSum) : 0
         return CaptureQuality(score: score, components: c, measurements: m)
+    }
+
+    /// The share of the face in `box` (pixels) that is inside an image of `size`: the box's share inside it,
+    /// and, for a box at the left or right border, its width over the narrowest whole face's for its height
+    /// (at the top or bottom, its height over the shortest whole face's for its width), whichever is less.
+    public func visibleShare(of box: Rect, in size: ImageSize) -> Double {
+        guard box.width > 0, box.height > 0 else { return 0 }
+        var share = box.intersection(size.bounds).area / box.area
+        let tolerance = borderTolerance * box.height
+        if box.minX <= tolerance || box.maxX >= Double(size.width) - tolerance {
+            share = min(share, box.width / (box.height * narrowestFace))
+        }
+        if box.minY <= tolerance || box.maxY >= Double(size.height) - tolerance {
+            share = min(share, box.height * widestFace / box.width)
+        }
+        return min(1, share)
     }
 
     /// Linear from 0 at `zeroAt` to 1 at `oneAt` (either order), clamped.

@@ -110,3 +110,27 @@ struct QualityTests {
         #expect(try #require(QualityModel.pose(profile)).yaw > 0.4)
     }
 }
+
+/// The share of a face inside the image, in a 1000×800 image (whole faces are 0.71…0.83 as wide as tall).
+struct VisibleShareTests {
+    @Test(arguments: [
+        // box x, y, width, height → share
+        (100.0, 100.0, 160.0, 200.0, 1.0),  // well inside
+        (0.0, 100.0, 160.0, 200.0, 1.0),  // at the left border with a whole face's proportions (0.8)
+        (0.0, 100.0, 142.0, 200.0, 1.0),  // at the border, exactly the narrowest whole face (0.71)
+        (0.0, 100.0, 71.0, 200.0, 0.5),  // at the left border, half the narrowest face's width: half cut off
+        (929.0, 100.0, 71.0, 200.0, 0.5),  // the same at the right border
+        (9.0, 100.0, 106.5, 200.0, 0.75),  // within the tolerance (5 % of the height) of the border
+        (11.0, 100.0, 106.5, 200.0, 1.0),  // just past it: away from the border
+        (100.0, 100.0, 71.0, 200.0, 1.0),  // as narrow, but away from the border: a turned face, not a cut one
+        (-80.0, 100.0, 160.0, 200.0, 0.5),  // reaching past the border: the share of the box inside
+        (100.0, 0.0, 166.0, 100.0, 0.5),  // at the top, half the shortest whole face's height: half cut off
+        (100.0, 700.0, 166.0, 100.0, 0.5),  // the same at the bottom
+        (0.0, 0.0, 71.0, 200.0, 0.5),  // in a corner: the narrow side shows the cut (a box cannot be both too narrow and too short)
+        (100.0, 100.0, 0.0, 200.0, 0.0),  // degenerate
+    ])
+    func share(_ x: Double, _ y: Double, _ width: Double, _ height: Double, _ expected: Double) {
+        let share = QualityModel.defaults.visibleShare(of: Rect(x: x, y: y, width: width, height: height), in: ImageSize(width: 1000, height: 800))
+        #expect(abs(share - expected) < 1e-9, "\(share)")
+    }
+}
