@@ -75,6 +75,55 @@ public struct CaptureQuality: Hashable, Sendable, Codable {
     private enum CodingKeys: String, CodingKey { case score, components, measurements }
 }
 
+extension CaptureQuality {
+    /// The components in the order of the README's table.
+    public static let componentOrder = [
+        "sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence",
+    ]
+
+    /// `x` with exactly `digits` decimals (this module does without Foundation's formatting).
+    static func fixed(_ x: Double, digits: Int) -> String {
+        let scale = (0..<digits).reduce(1) { a, _ in a * 10 }
+        let n = Int((abs(x) * Double(scale)).rounded())
+        let sign = x < 0 && n != 0 ? "-" : ""
+        guard digits > 0 else { return sign + String(n) }
+        let fraction = String(n % scale)
+        return sign + String(n / scale) + "." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+
+    /// One line per component measured: its value, its weight in the mean, and the measurements it came from.
+    public func explanation(weights: [String: Double] = QualityModel.defaults.weights) -> [String] {
+        let m = measurements
+        func f(_ x: Double, _ digits: Int = 3) -> String { Self.fixed(x, digits: digits) }
+        func detail(_ name: String) -> String {
+            switch name {
+            case "sharpness": return "blur \(f(m.blur)) (0 sharp ... 1 flat)"
+            case "noise": return "noise \(f(m.noise, 2)) grey levels"
+            case "exposure":
+                return "brightness \(f(m.brightness)), contrast \(f(m.contrast)), clipped \(f(m.clipped)), left/right imbalance \(f(m.imbalance))"
+            case "size": return "face height \(f(m.faceHeight, 0)) px"
+            case "pose": return "roll \(f(m.roll ?? 0, 1))°, yaw \(f(m.yaw ?? 0)), pitch \(f(m.pitch ?? 0))"
+            case "eyes": return "eye aspect ratio \(f(m.eyeAspectRatio ?? 0))"
+            case "mouth": return "mouth openness \(f(m.mouthOpenness ?? 0))"
+            case "expression":
+                let e = m.expression ?? []
+                return e.count == 7 ? "angry \(f(e[0], 2)), disgusted \(f(e[1], 2)), afraid \(f(e[2], 2)), sad \(f(e[4], 2))" : ""
+            case "border": return "share inside the image \(f(m.inside))"
+            case "compression": return "blockiness \(f(m.blockiness, 2))"
+            case "confidence": return "detector confidence \(f(m.confidence))"
+            default: return ""
+            }
+        }
+        let width = Self.componentOrder.map(\.count).max() ?? 0
+        return Self.componentOrder.compactMap { name in
+            guard let value = components[name] else { return nil }
+            let padded = name + String(repeating: " ", count: width - name.count)
+            let weight = weights[name] ?? 0
+            return "\(padded) \(f(value))  weight \(weight == weight.rounded() ? f(weight, 0) : f(weight, 1))  \(detail(name))"
+        }
+    }
+}
+
 /// Capture quality: every constant and weight in one table of defaults.
 public struct QualityModel: Hashable, Sendable {
     /// Relative weight of each component in the (weighted geometric) mean.

@@ -50,9 +50,7 @@ struct Detect: ParsableCommand {
             guard let q = f.quality else { continue }
             print("      quality \(threeDecimals(q.score))")
             if explain {
-                for (name, value) in q.components.sorted(by: { $0.key < $1.key }) { print("        \(name) \(threeDecimals(value))") }
-                let m = q.measurements
-                print("        (blur \(threeDecimals(m.blur)), noise \(threeDecimals(m.noise)), brightness \(threeDecimals(m.brightness)), contrast \(threeDecimals(m.contrast)), roll \(m.roll.map(threeDecimals) ?? "-")°, eye aspect ratio \(m.eyeAspectRatio.map(threeDecimals) ?? "-"), mouth openness \(m.mouthOpenness.map(threeDecimals) ?? "-"))")
+                for line in q.explanation() { print("        \(line)") }
             }
         }
         if let q = report.quality { print("  quality: mean \(threeDecimals(q.mean)), min \(threeDecimals(q.min)), max \(threeDecimals(q.max))") }

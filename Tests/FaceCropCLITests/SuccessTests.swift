@@ -210,6 +210,19 @@ struct DetectTests {
         }
     }
 
+    /// `--explain`: the score, then one line per component with its weight and measurements, in a fixed order.
+    @Test func detectExplain() throws {
+        try withScratch { dir in
+            try copySample("Samples/portrait.png", to: dir, as: "in.png")
+            let r = try expectSuccess(["detect", "--explain", "in.png"], in: dir)
+            let lines = r.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let names = lines.compactMap { line -> String? in line.contains("  weight ") ? String(line.prefix { $0 != " " }) : nil }
+            #expect(names == ["sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence"], "\(r.stdout)")
+            #expect(lines.contains { $0.hasPrefix("quality 0.") })
+            #expect(lines.contains { $0.hasPrefix("eyes") && $0.contains("eye aspect ratio 0.") })
+        }
+    }
+
     /// `--landmarks`: Vision's regions from dlib's 68 points, normalized to the face box, without the quality
     /// unless asked for; the text form says where the points came from.
     @Test func detectLandmarks() throws {

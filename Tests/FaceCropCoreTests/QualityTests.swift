@@ -134,3 +134,19 @@ struct VisibleShareTests {
         #expect(abs(share - expected) < 1e-9, "\(share)")
     }
 }
+
+/// `--explain`: a line per component measured, in the README's order, with its weight and measurements.
+@Test func explanationNamesEveryComponentWithItsWeight() {
+    var m = QualityTests.good
+    m.blur = 0.6
+    let q = QualityModel.defaults.score(m)
+    let lines = q.explanation()
+    #expect(lines.count == q.components.count)
+    #expect(lines.map { String($0.prefix { $0 != " " }) } == CaptureQuality.componentOrder.filter { q.components[$0] != nil })
+    #expect(lines[0] == "sharpness   0.455  weight 3  blur 0.600 (0 sharp ... 1 flat)")
+    #expect(lines.contains("noise       1.000  weight 1.5  noise 2.00 grey levels"))
+    #expect(lines.contains("pose        1.000  weight 1.5  roll 0.0°, yaw 0.000, pitch 0.570"))
+    var haar = m
+    (haar.roll, haar.yaw, haar.pitch) = (nil, nil, nil)
+    #expect(!QualityModel.defaults.score(haar).explanation().contains { $0.hasPrefix("pose") }, "a component not measured has no line")
+}
