@@ -209,7 +209,15 @@ struct BestFrameOutputTests {
             let face = try readBack("face.png", in: out)
             #expect(face.width == 200 && face.height == 200)
             let sheet = try readBack("sheet.jpg", in: out)
-            #expect(sheet.width > 4 * 240 && sheet.height > 3 * 240, "12 tiles of 240 px: \(sheet)")
+            #expect(sheet.width == 4 * 260 + 10 && sheet.height > 3 * 260, "12 tiles of 240 px in 4 columns and 3 rows: \(sheet)")
+            // The chosen frame (7: column 3, row 1) is framed in green; its neighbour (6) is not. Sampled at the middle
+            // of each tile's left edge (tiles are 260 px wide with a 10 px margin; rows share the height).
+            let cellHeight = (sheet.height - 10) / 3
+            let sheetPath = out.appendingPathComponent("sheet.jpg").path
+            func leftEdge(_ index: Int) throws -> [Int] { try pixel(sheetPath, x: 10 + (index % 4) * 260 + 2, y: 10 + (index / 4) * cellHeight + cellHeight / 2) }
+            let green = try leftEdge(report.chosenIndex ?? -1), other = try leftEdge(6)
+            #expect(green.count == 3 && green[1] > 150 && green[0] < 110 && green[2] < 120, "chosen tile's frame: \(green)")
+            #expect(other.allSatisfy { $0 > 220 }, "unchosen tile's edge: \(other)")
             #expect(leftoverTempFiles(out).isEmpty)
         }
     }
