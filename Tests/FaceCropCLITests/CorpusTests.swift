@@ -201,6 +201,15 @@ struct CorpusTests {
             let batchTree = Self.tree(dir.appendingPathComponent("out-batch")).subtracting([".facecrop"])
             #expect(batchTree == batchOutputs, "batch output tree: \(batchTree.symmetricDifference(batchOutputs))")
 
+            // The files a batch over the folder leaves out (by extension), named on the command line: each ends as alone.
+            let named = cases.filter { !$0.batch && $0.command == nil && $0.kind == "file" }
+            #expect(named.count >= 4)
+            let byName = try runFaceCrop(
+                ["batch"] + named.map { "corpus/\($0.file)" } + ["--output-dir", "out-named", "--jobs", "2", "-q"], in: dir, timeout: 6 * Self.timeout)
+            let namedFailing = named.filter { $0.expected.status != 0 }
+            #expect(!byName.timedOut && !byName.signalled && byName.status == (namedFailing.isEmpty ? 0 : 3), "\(byName)")
+            #expect(byName.stderrLines.sorted() == namedFailing.flatMap { $0.lines(for: "corpus/\($0.file)") }.sorted(), "\(byName.stderr)")
+
             // Inputs untouched, nothing added to or removed from the corpus folder.
             #expect(try Self.states(cases, in: corpus) == before)
             #expect(listing(corpus) == corpusListing)
