@@ -2,6 +2,7 @@
 # best-frame speed: a 3-second 1080p clip at 30 fps (Samples/group.jpg, four public-domain faces, panned over
 # with film grain so it decodes like camera footage, libx264), timed as whole processes, interleaved, medians:
 #   ffmpeg -i clip -f null -                  decoding alone (FFmpeg's own threads)
+#   facecrop stability clip                   decoding and registering every frame, no faces: best-frame's floor
 #   facecrop best-frame clip --every-frame    all 90 frames: decode, registration, detection, scoring
 #   facecrop best-frame clip                  the default 12 frames
 # Usage: scripts/bench-video.sh [--bin PATH] [--runs N]
@@ -34,18 +35,20 @@ median() { # median of column $1
   awk -v c="$1" '{ print $c }' | sort -n | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.2f", m }'
 }
 
-: >.bench/video-decode.txt; : >.bench/video-every.txt; : >.bench/video-sampled.txt
+: >.bench/video-decode.txt; : >.bench/video-floor.txt; : >.bench/video-every.txt; : >.bench/video-sampled.txt
 for _ in $(seq "$runs"); do
   measure .bench/video-decode.txt ffmpeg -nostdin -hide_banner -loglevel error -i "$clip" -f null -
+  measure .bench/video-floor.txt "$bin" stability "$clip"
   measure .bench/video-every.txt "$bin" best-frame "$clip" --every-frame
   measure .bench/video-sampled.txt "$bin" best-frame "$clip"
 done
-for name in decode every sampled; do
+for name in decode floor every sampled; do
   eval "${name}_wall=\$(median 1 <.bench/video-$name.txt) ${name}_cpu=\$(median 2 <.bench/video-$name.txt)"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "medians of $runs runs             wall      cpu"
 echo "decode only (ffmpeg -f null)      ${decode_wall} s    ${decode_cpu} s"
+echo "facecrop stability (no faces)     ${floor_wall} s    ${floor_cpu} s    ratio to decode: wall $(ratio "$floor_wall" "$decode_wall")"
 echo "best-frame --every-frame (90)     ${every_wall} s    ${every_cpu} s    ratio to decode: wall $(ratio "$every_wall" "$decode_wall"), cpu $(ratio "$every_cpu" "$decode_cpu") (target <= 2)"
 echo "best-frame (12 frames)            ${sampled_wall} s    ${sampled_cpu} s    (target < 0.5 s)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
