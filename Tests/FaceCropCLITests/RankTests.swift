@@ -27,11 +27,22 @@ struct RankTests {
             let json = try parseJSONObject(run.stdout)
             let ranked = try #require(json["ranked"] as? [[String: Any]])
             #expect(ranked.compactMap { $0["path"] as? String } == ["in/sharp.jpg", "in/blurred.jpg", "in/dark.jpg"])
-            let scores = ranked.compactMap { number($0["score"]) }
-            #expect(scores == scores.sorted(by: >) && scores.allSatisfy { (0...1).contains($0) })
+            // Each image's score, min, max and face count are those `detect --quality` gives it on its own.
+            for entry in ranked {
+                let path = try #require(entry["path"] as? String)
+                let alone = try parseJSONObject(try runFaceCrop(["detect", "--quality", "--json", path], in: dir).stdout).object("quality")
+                for key in ["score", "min", "max", "faces"] {
+                    let own = alone?.num(key == "score" ? "mean" : key)
+                    #expect(own != nil && abs((number(entry[key]) ?? -1) - own!) < 1e-3, "\(path) \(key): \(entry[key] ?? "nil") vs \(own ?? -1)")
+                }
+            }
             #expect(json["noFace"] as? [String] == ["in/landscape.jpg"])
             #expect((json["failed"] as? [[String: Any]])?.count == 1)
             #expect(listing(dir.appendingPathComponent("best")) == ["01-sharp.jpg", "02-blurred.jpg"])
+            for (copy, original) in [("01-sharp.jpg", "sharp.jpg"), ("02-blurred.jpg", "blurred.jpg")] {
+                let a = try Data(contentsOf: dir.appendingPathComponent("best/\(copy)")), b = try Data(contentsOf: input.appendingPathComponent(original))
+                #expect(a == b, "\(copy) is not a copy of \(original)")
+            }
         }
     }
 
