@@ -6,7 +6,7 @@
 #          CLI tests start, must end without a report (an ASan report aborts the process: the test fails).
 #   ubsan  the C and C++ shims built with UndefinedBehaviorSanitizer (swiftc has no -sanitize=undefined; Swift
 #          traps on overflow and bounds by itself); any report aborts.
-#   leaks  the ASan facecrop on crops, detect --quality, batch and failing inputs with LeakSanitizer and
+#   leaks  the ASan facecrop on crops, detect --quality, batch, best-frame, stability and failing inputs with LeakSanitizer and
 #          libvips' VIPS_LEAK=1 (images, regions and memory still alive when libvips shuts down).
 # Exits 0 when everything is clean.
 set -euo pipefail
@@ -45,6 +45,10 @@ leaks() {
     cp Samples/group.jpg Samples/portrait.png Golden/cmyk/input.jpg "$dir/in/" 
     cp Fuzz/seeds/group.heic Fuzz/seeds/exif6.jpg Fuzz/seeds/alpha.webp Fuzz/regressions/* "$dir/"
     head -c 20000 Samples/group.jpg >"$dir/truncated.jpg"
+    # A short H.264 clip with a face, and the same cut in half (FFmpeg's libraries through the CVideo shim).
+    ffmpeg -nostdin -hide_banner -loglevel error -loop 1 -framerate 10 -t 1.5 -i Samples/portrait.png -vf scale=256:256 \
+        -c:v libx264 -pix_fmt yuv420p -g 5 -movflags +faststart "$dir/clip.mp4"
+    head -c $(($(stat -c %s "$dir/clip.mp4") / 2)) "$dir/clip.mp4" >"$dir/cut.mp4"
     echo "not an image" >"$dir/text.jpg"
     # expected status | arguments
     local runs=(
@@ -57,6 +61,10 @@ leaks() {
         "0|alpha.webp --no-face center -o alpha.png"
         "0|in/portrait.png --aspect 1:1 -o portrait.heic"
         "0|detect --quality --json in/group.jpg"
+        "0|best-frame clip.mp4 -o best.jpg --contact-sheet sheet.jpg"
+        "0|best-frame clip.mp4 --every-frame --aspect 1:1 -o best.png"
+        "0|stability clip.mp4 --json"
+        "65|best-frame cut.mp4 -o best.jpg"
         "0|batch in --output-dir out --size 320x180 --aspect 1:1 --jobs 2 --report out/report.jsonl"
         "0|batch in --output-dir out --size 320x180 --aspect 1:1 --jobs 2"
         "2|in/input.jpg --no-face fail --threshold 0.999 -o none.jpg"
