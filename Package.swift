@@ -36,20 +36,13 @@ let package = Package(
                 .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
             ]
         ),
-        // dlib's 68-point shape predictor (C++) behind a plain C header. Links libdlib and the BLAS/LAPACK calls
-        // its headers instantiate (the SVD in find_similarity_transform), not the rest of pkg-config dlib-1.
-        .target(
-            name: "CLandmarks",
-            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]
-        ),
+        // dlib's 68-point shape predictor (C++) behind a plain C header. Header-only: it links no library (dlib's
+        // BLAS/LAPACK calls are turned off in the shim, see CLandmarks.cpp).
+        .target(name: "CLandmarks"),
         // FFmpeg's libraries (Debian libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev) behind a small C
-        // header: open a video, read a frame scaled to RGB and turned upright. Headers are on the default path.
-        .target(
-            name: "CVideo",
-            linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
-            ]
-        ),
+        // header: open a video, read a frame scaled to RGB and turned upright. Headers are on the default path; the
+        // libraries are opened on first use (dlopen, see CVideo.c), so processes that read no video never load them.
+        .target(name: "CVideo"),
         // Pure Swift: geometry, crop planning. No C imports, testable without pixels.
         .target(name: "FaceCropCore"),
         // Adapters over libvips, OpenCV, dlib and FFmpeg, and the pipeline.

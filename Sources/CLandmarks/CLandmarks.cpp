@@ -1,6 +1,15 @@
 // dlib's shape predictor behind a C header, with a raw binary cache of the model. try/catch at every entry.
 #include "CLandmarks.h"
 
+// Debian's dlib/config.h has dlib solve its small SVDs (find_similarity_transform) with BLAS and LAPACK, which
+// would link libblas, liblapack and libgfortran into every facecrop process. With these undefined, dlib's own
+// code does that work, and this shim needs no library at all (the shape predictor is all templates). config.h
+// is read only through these two headers, both guarded, so the undefs hold for every dlib header after them.
+#include <dlib/assert.h>
+#include <dlib/test_for_odr_violations.h>
+#undef DLIB_USE_BLAS
+#undef DLIB_USE_LAPACK
+
 #include <dlib/image_processing/shape_predictor.h>
 #include <dlib/serialize.h>
 

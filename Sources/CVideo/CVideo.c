@@ -1,5 +1,10 @@
 // Video decoding with FFmpeg's libraries (libavformat, libavcodec, libswscale), behind include/CVideo.h.
 // Frames are scaled and converted to RGB in one swscale pass, then turned upright per the display matrix.
+//
+// The libraries are opened on first use (dlopen), not linked: linked, they and the ~55 codec libraries they
+// load (x264, x265, aom, dav1d, vpx, ...) were mapped, and searched on every lazily bound call, by every
+// facecrop process, a crop of a JPEG included: about 60 ms of start-up for nothing. Their major versions come
+// from the headers, so the libraries opened are those the shim was compiled against.
 #include "CVideo.h"
 
 #include <libavcodec/avcodec.h>
@@ -9,10 +14,85 @@
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
 
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+
+// The FFmpeg functions the shim calls, as pointers into the libraries opened by ff_load.
+#define FF_FUNCTIONS(X) \
+    X(av_display_rotation_get) \
+    X(av_find_best_stream) \
+    X(av_frame_alloc) \
+    X(av_frame_free) \
+    X(av_log_set_level) \
+    X(av_packet_alloc) \
+    X(av_packet_free) \
+    X(av_packet_unref) \
+    X(av_read_frame) \
+    X(av_seek_frame) \
+    X(av_stream_get_side_data) \
+    X(av_strerror) \
+    X(avcodec_alloc_context3) \
+    X(avcodec_flush_buffers) \
+    X(avcodec_free_context) \
+    X(avcodec_get_name) \
+    X(avcodec_open2) \
+    X(avcodec_parameters_to_context) \
+    X(avcodec_receive_frame) \
+    X(avcodec_send_packet) \
+    X(avformat_close_input) \
+    X(avformat_find_stream_info) \
+    X(avformat_index_get_entries_count) \
+    X(avformat_index_get_entry) \
+    X(avformat_index_get_entry_from_timestamp) \
+    X(avformat_open_input) \
+    X(avio_size) \
+    X(sws_freeContext) \
+    X(sws_getCachedContext) \
+    X(sws_scale)
+
+#define FF_POINTER(name) __typeof__(name) *name;
+static struct {
+    FF_FUNCTIONS(FF_POINTER)
+} ff;
+
+#define FF_LIBRARY(name, major) "lib" name ".so." AV_STRINGIFY(major)
+static const char *const ff_libraries[] = {
+    FF_LIBRARY("avutil", LIBAVUTIL_VERSION_MAJOR), FF_LIBRARY("avcodec", LIBAVCODEC_VERSION_MAJOR),
+    FF_LIBRARY("avformat", LIBAVFORMAT_VERSION_MAJOR), FF_LIBRARY("swscale", LIBSWSCALE_VERSION_MAJOR),
+};
+static char ff_error[512];
+static pthread_once_t ff_once = PTHREAD_ONCE_INIT;
+
+static void ff_load_once(void) {
+    void *handles[sizeof ff_libraries / sizeof *ff_libraries];
+    for (size_t i = 0; i < sizeof ff_libraries / sizeof *ff_libraries; i++) {
+        handles[i] = dlopen(ff_libraries[i], RTLD_NOW | RTLD_LOCAL);
+        if (!handles[i]) {
+            snprintf(ff_error, sizeof ff_error, "FFmpeg's %s could not be loaded (%s)", ff_libraries[i], dlerror());
+            return;
+        }
+    }
+#define FF_RESOLVE(name)                                                                                      \
+    for (size_t i = 0; !ff.name && i < sizeof handles / sizeof *handles; i++) ff.name = (__typeof__(ff.name))dlsym(handles[i], #name); \
+    if (!ff.name) {                                                                                           \
+        snprintf(ff_error, sizeof ff_error, "FFmpeg's libraries have no %s", #name);                        \
+        return;                                                                                               \
+    }
+    FF_FUNCTIONS(FF_RESOLVE)
+}
+
+/// Opens FFmpeg's libraries once per process: 0, or -1 with the reason in `error`.
+static int ff_load(char *error, size_t size) {
+    pthread_once(&ff_once, ff_load_once);
+    if (!ff_error[0]) return 0;
+    if (error && size > 0) snprintf(error, size, "%s", ff_error);
+    return -1;
+}
 
 struct CVVideo {
     AVFormatContext *format;
@@ -37,7 +117,7 @@ static void set_error(char *error, size_t size, const char *what, int code) {
     if (!error || size == 0) return;
     if (code) {
         char text[AV_ERROR_MAX_STRING_SIZE] = {0};
-        av_strerror(code, text, sizeof text);
+        ff.av_strerror(code, text, sizeof text);
         snprintf(error, size, "%s: %s", what, text);
     } else {
         snprintf(error, size, "%s", what);
@@ -46,12 +126,12 @@ static void set_error(char *error, size_t size, const char *what, int code) {
 
 void cv_close(CVVideo *v) {
     if (!v) return;
-    sws_freeContext(v->sws);
-    sws_freeContext(v->sws_grey);
-    av_frame_free(&v->frame);
-    av_packet_free(&v->packet);
-    avcodec_free_context(&v->codec);
-    avformat_close_input(&v->format);
+    ff.sws_freeContext(v->sws);
+    ff.sws_freeContext(v->sws_grey);
+    ff.av_frame_free(&v->frame);
+    ff.av_packet_free(&v->packet);
+    ff.avcodec_free_context(&v->codec);
+    ff.avformat_close_input(&v->format);
     free(v->turned);
     free(v);
 }
@@ -67,7 +147,7 @@ static double frame_time(const CVVideo *v, const AVFrame *f) {
 /// Decodes the next frame into v->frame: CV_OK, CV_END or CV_DAMAGED.
 static int next_frame(CVVideo *v, char *error, size_t error_size) {
     for (;;) {
-        int rc = avcodec_receive_frame(v->codec, v->frame);
+        int rc = ff.avcodec_receive_frame(v->codec, v->frame);
         if (rc == 0) {
             v->decoded_any = 1;
             v->last_time = frame_time(v, v->frame);
@@ -79,9 +159,9 @@ static int next_frame(CVVideo *v, char *error, size_t error_size) {
             return CV_DAMAGED;
         }
         if (v->flushed) return CV_END;
-        rc = av_read_frame(v->format, v->packet);
+        rc = ff.av_read_frame(v->format, v->packet);
         if (rc == AVERROR_EOF) {
-            avcodec_send_packet(v->codec, NULL);
+            ff.avcodec_send_packet(v->codec, NULL);
             v->flushed = 1;
             continue;
         }
@@ -90,11 +170,11 @@ static int next_frame(CVVideo *v, char *error, size_t error_size) {
             return CV_DAMAGED;
         }
         if (v->packet->stream_index != v->stream_index) {
-            av_packet_unref(v->packet);
+            ff.av_packet_unref(v->packet);
             continue;
         }
-        rc = avcodec_send_packet(v->codec, v->packet);
-        av_packet_unref(v->packet);
+        rc = ff.avcodec_send_packet(v->codec, v->packet);
+        ff.av_packet_unref(v->packet);
         if (rc < 0) {
             set_error(error, error_size, "the decoder refused the data", rc);
             return CV_DAMAGED;
@@ -105,9 +185,9 @@ static int next_frame(CVVideo *v, char *error, size_t error_size) {
 /// Clockwise rotation for display, as FFmpeg's own tools compute it from the display matrix.
 static int display_rotation(AVStream *st) {
     size_t size = 0;
-    const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    const uint8_t *matrix = ff.av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (!matrix || size < 9 * sizeof(int32_t)) return 0;
-    double theta = -round(av_display_rotation_get((const int32_t *)matrix));
+    double theta = -round(ff.av_display_rotation_get((const int32_t *)matrix));
     if (isnan(theta)) return 0;
     theta -= 360 * floor(theta / 360 + 0.9 / 360);
     int quarter = (int)lround(theta / 90) % 4;
@@ -116,11 +196,11 @@ static int display_rotation(AVStream *st) {
 
 /// Whether the container's index lists samples past the end of the file (a cut-off copy).
 static int samples_past_end(AVFormatContext *format, AVStream *st) {
-    int64_t file_size = format->pb ? avio_size(format->pb) : -1;
+    int64_t file_size = format->pb ? ff.avio_size(format->pb) : -1;
     if (file_size <= 0) return 0;
-    int n = avformat_index_get_entries_count(st);
+    int n = ff.avformat_index_get_entries_count(st);
     for (int i = n - 1; i >= 0 && i >= n - 64; i--) {
-        const AVIndexEntry *e = avformat_index_get_entry(st, i);
+        const AVIndexEntry *e = ff.avformat_index_get_entry(st, i);
         if (e && e->pos + e->size > file_size) return 1;
     }
     return 0;
@@ -140,27 +220,28 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
             size_t error_size) {
     *out = NULL;
     memset(info, 0, sizeof *info);
-    av_log_set_level(AV_LOG_QUIET);
+    if (ff_load(error, error_size) != 0) return CV_FAILED;
+    ff.av_log_set_level(AV_LOG_QUIET);
     CVVideo *v = calloc(1, sizeof *v);
     if (!v) {
         set_error(error, error_size, "out of memory", 0);
         return CV_FAILED;
     }
-    int rc = avformat_open_input(&v->format, path, NULL, NULL);
+    int rc = ff.avformat_open_input(&v->format, path, NULL, NULL);
     if (rc < 0) {
         set_error(error, error_size, "no demuxer could read it", rc);
         cv_close(v);
         // A cut-off MP4/QuickTime file whose index (moov) was to come at the end fails here: say so.
         return rc == AVERROR(ENOMEM) ? CV_FAILED : is_isobmff(path) ? CV_NO_INDEX : CV_NOT_A_VIDEO;
     }
-    rc = avformat_find_stream_info(v->format, NULL);
+    rc = ff.avformat_find_stream_info(v->format, NULL);
     if (rc < 0) {
         set_error(error, error_size, "its streams could not be read", rc);
         cv_close(v);
         return CV_DAMAGED;
     }
     const AVCodec *decoder = NULL;
-    rc = av_find_best_stream(v->format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+    rc = ff.av_find_best_stream(v->format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     if (rc == AVERROR_STREAM_NOT_FOUND || (rc >= 0 && (v->format->streams[rc]->disposition & AV_DISPOSITION_ATTACHED_PIC))) {
         set_error(error, error_size, "it has no video stream", 0);
         cv_close(v);
@@ -171,14 +252,14 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
         for (unsigned i = 0; i < v->format->nb_streams; i++)
             if (v->format->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) any = v->format->streams[i];
         snprintf(error, error_size, "no decoder for its video codec '%s'",
-                 any ? avcodec_get_name(any->codecpar->codec_id) : "unknown");
+                 any ? ff.avcodec_get_name(any->codecpar->codec_id) : "unknown");
         cv_close(v);
         return CV_UNSUPPORTED_CODEC;
     }
     v->stream_index = rc;
     v->stream = v->format->streams[rc];
     AVStream *st = v->stream;
-    snprintf(info->codec, sizeof info->codec, "%s", avcodec_get_name(st->codecpar->codec_id));
+    snprintf(info->codec, sizeof info->codec, "%s", ff.avcodec_get_name(st->codecpar->codec_id));
     if (samples_past_end(v->format, st)) {
         set_error(error, error_size, "the file ends before the video data it lists", 0);
         cv_close(v);
@@ -193,18 +274,18 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
         return CV_TOO_LARGE;
     }
 
-    v->codec = avcodec_alloc_context3(decoder);
-    v->packet = av_packet_alloc();
-    v->frame = av_frame_alloc();
+    v->codec = ff.avcodec_alloc_context3(decoder);
+    v->packet = ff.av_packet_alloc();
+    v->frame = ff.av_frame_alloc();
     if (!v->codec || !v->packet || !v->frame) {
         set_error(error, error_size, "out of memory", 0);
         cv_close(v);
         return CV_FAILED;
     }
-    avcodec_parameters_to_context(v->codec, st->codecpar);
+    ff.avcodec_parameters_to_context(v->codec, st->codecpar);
     v->codec->thread_count = threads;
     v->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    rc = avcodec_open2(v->codec, decoder, NULL);
+    rc = ff.avcodec_open2(v->codec, decoder, NULL);
     if (rc < 0) {
         snprintf(error, error_size, "the '%s' decoder could not start", decoder->name);
         cv_close(v);
@@ -240,7 +321,7 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
         info->duration = (double)st->duration * av_q2d(st->time_base);
     else if (v->format->duration > 0)
         info->duration = (double)v->format->duration / AV_TIME_BASE;
-    info->frame_count = st->nb_frames > 0 ? (long)st->nb_frames : avformat_index_get_entries_count(st);
+    info->frame_count = st->nb_frames > 0 ? (long)st->nb_frames : ff.avformat_index_get_entries_count(st);
     if (info->frame_count <= 0 && info->duration > 0 && v->fps > 0) info->frame_count = lround(info->duration * v->fps);
     *out = v;
     return CV_OK;
@@ -253,7 +334,7 @@ static int seek_is_cheaper(CVVideo *v, double at, double tolerance) {
     if (at < have) return 1;  // the frame wanted was passed
     int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
     int64_t ts = start + (int64_t)(at / av_q2d(v->stream->time_base));
-    const AVIndexEntry *key = avformat_index_get_entry_from_timestamp(v->stream, ts, AVSEEK_FLAG_BACKWARD);
+    const AVIndexEntry *key = ff.avformat_index_get_entry_from_timestamp(v->stream, ts, AVSEEK_FLAG_BACKWARD);
     if (!key || key->timestamp == AV_NOPTS_VALUE) return 0;
     double key_time = (double)(key->timestamp - start) * av_q2d(v->stream->time_base);
     return key_time > v->last_time + tolerance;
@@ -281,7 +362,7 @@ static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat f
     const int quarter = v->rotation % 180 != 0;
     const int sw = quarter ? height : width, sh = quarter ? width : height;  // scaled size, stored orientation
     const int shrinking = sw < f->width || sh < f->height;
-    *context = sws_getCachedContext(*context, f->width, f->height, f->format, sw, sh, format,
+    *context = ff.sws_getCachedContext(*context, f->width, f->height, f->format, sw, sh, format,
                                     shrinking ? SWS_AREA : SWS_BICUBIC, NULL, NULL, NULL);
     if (!*context) {
         set_error(error, error_size, "cannot convert its pixel format", 0);
@@ -303,7 +384,7 @@ static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat f
     }
     uint8_t *planes[4] = {target, NULL, NULL, NULL};
     int strides[4] = {sw * bpp, 0, 0, 0};
-    sws_scale(*context, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
+    ff.sws_scale(*context, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
     if (v->rotation) turn(target, sw, sh, bpp, v->rotation, out, width, height);
     return CV_OK;
 }
@@ -319,12 +400,12 @@ int cv_read(CVVideo *v, double at, double rgb_from, int rgb_width, int rgb_heigh
     if (at >= 0 && seek_is_cheaper(v, at, tolerance)) {
         int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
         int64_t ts = start + (int64_t)(at / av_q2d(v->stream->time_base));
-        int rc = av_seek_frame(v->format, v->stream_index, ts, AVSEEK_FLAG_BACKWARD);
+        int rc = ff.av_seek_frame(v->format, v->stream_index, ts, AVSEEK_FLAG_BACKWARD);
         if (rc < 0) {
             set_error(error, error_size, "seeking failed", rc);
             return CV_DAMAGED;
         }
-        avcodec_flush_buffers(v->codec);
+        ff.avcodec_flush_buffers(v->codec);
         v->flushed = 0;
         v->pending = 0;
         v->decoded_any = 0;
