@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 // The FFmpeg functions the shim calls, as pointers into the libraries opened by ff_load.
 #define FF_FUNCTIONS(X) \
     X(av_display_rotation_get) \
@@ -77,11 +76,12 @@ static void ff_load_once(void) {
             return;
         }
     }
-#define FF_RESOLVE(name)                                                                                      \
-    for (size_t i = 0; !ff.name && i < sizeof handles / sizeof *handles; i++) ff.name = (__typeof__(ff.name))dlsym(handles[i], #name); \
-    if (!ff.name) {                                                                                           \
-        snprintf(ff_error, sizeof ff_error, "FFmpeg's libraries have no %s", #name);                        \
-        return;                                                                                               \
+#define FF_RESOLVE(name)                                                                  \
+    for (size_t i = 0; !ff.name && i < sizeof handles / sizeof *handles; i++)              \
+        ff.name = (__typeof__(ff.name))dlsym(handles[i], #name);                           \
+    if (!ff.name) {                                                                        \
+        snprintf(ff_error, sizeof ff_error, "FFmpeg's libraries have no %s", #name);       \
+        return;                                                                            \
     }
     FF_FUNCTIONS(FF_RESOLVE)
 }
