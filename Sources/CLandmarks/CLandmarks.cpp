@@ -2,8 +2,8 @@
 #include "CLandmarks.h"
 
 // Debian's dlib/config.h has dlib solve its small SVDs (find_similarity_transform) with BLAS and LAPACK, which
-// would link libblas, liblapack and libgfortran into every facecrop process. With these undefined, dlib's own
-// code does that work, and this shim needs no library at all (the shape predictor is all templates). config.h
+// made this shim link libdlib, libblas and liblapack. With these undefined, dlib's own code does that work, and
+// the shim needs no library at all (the shape predictor is all templates: libdlib was linked for nothing). config.h
 // is read only through these two headers, both guarded, so the undefs hold for every dlib header after them.
 #include <dlib/assert.h>
 #include <dlib/test_for_odr_violations.h>
