@@ -234,19 +234,25 @@ extension Dictionary where Key == String, Value == Any {
     func string(_ key: String) -> String? { self[key] as? String }
 }
 
-/// The pixel at `x`, `y` of an image, as libvips' own command reads it (`vips getpoint`).
-func pixel(_ path: String, x: Int, y: Int) throws -> [Int] {
+/// Runs libvips' own command with `args` and returns its standard output; throws when it fails.
+@discardableResult
+func vips(_ args: [String]) throws -> String {
     let vips = Process()
     vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-    vips.arguments = ["getpoint", path, String(x), String(y)]
+    vips.arguments = args
     let out = Pipe()
     vips.standardOutput = out
     vips.standardError = FileHandle.nullDevice
     try vips.run()
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     vips.waitUntilExit()
-    guard vips.terminationStatus == 0 else { throw CLITestError("vips getpoint \(path) \(x) \(y) failed") }
-    return text.split(whereSeparator: \.isWhitespace).compactMap { Double($0).map { Int($0) } }
+    guard vips.terminationStatus == 0 else { throw CLITestError("vips \(args.joined(separator: " ")) failed") }
+    return text
+}
+
+/// The pixel at `x`, `y` of an image, as libvips reads it (`vips getpoint`).
+func pixel(_ path: String, x: Int, y: Int) throws -> [Int] {
+    try vips(["getpoint", path, String(x), String(y)]).split(whereSeparator: \.isWhitespace).compactMap { Double($0).map { Int($0) } }
 }
 
 /// Size and loader of an image as the binary itself reads it (`facecrop detect FILE --json`).

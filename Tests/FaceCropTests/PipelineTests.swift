@@ -154,8 +154,9 @@ struct PipelineTests {
 
     /// Capture quality falls as the portrait degrades: three fixed levels of each of the nine families of
     /// scripts/quality-validation.py (which sweeps six levels and reports Spearman's rho), made with the `vips`
-    /// command. Each level is a list of vips commands from {in} to {out} ({t1}, {t2}: scratch files; {line9}, {line23}: motion blur masks); the score is that of
-    /// the best face, which is the degraded one (the portrait has one face).
+    /// command. Each level is a list of vips commands from {in} to {out} ({t1}, {t2}: scratch files; {line9},
+    /// {line23}: motion blur masks); the score is that of the best face, which is the degraded one (the portrait
+    /// has one face).
     @Test(arguments: [
         ("gaussian blur", [[["gaussblur", "{in}", "{out}", "0.01"]], [["gaussblur", "{in}", "{out}", "3"]], [["gaussblur", "{in}", "{out}", "8"]]]),
         ("motion blur", [[["copy", "{in}", "{out}"]], [["conv", "{in}", "{out}", "{line9}", "--precision", "float"]], [["conv", "{in}", "{out}", "{line23}", "--precision", "float"]]]),
@@ -179,11 +180,11 @@ struct PipelineTests {
         let analyzer = try QualityAnalyzer(landmarks: LandmarkFixtures.fitter)
         var scores = [Double]()
         for (i, commands) in levels.enumerated() {
-            let out = dir.appendingPathComponent("d\(i).png").path
+            let out = dir.appendingPathComponent("d\(i).\(family == "jpeg compression" ? "jpg" : "png")").path
             for command in commands {
                 let args = command.map {
                     $0.replacingOccurrences(of: "{in}", with: Fixtures.path("Golden/exif-1/input.jpg"))
-                        .replacingOccurrences(of: "{out}", with: family == "jpeg compression" ? dir.appendingPathComponent("d\(i).jpg").path : out)
+                        .replacingOccurrences(of: "{out}", with: out)
                         .replacingOccurrences(of: "{t1}", with: dir.appendingPathComponent("t1.v").path)
                         .replacingOccurrences(of: "{t2}", with: dir.appendingPathComponent("t2.v").path)
                         .replacingOccurrences(of: "{line9}", with: dir.appendingPathComponent("line9.mat").path)
@@ -197,7 +198,7 @@ struct PipelineTests {
                 vips.waitUntilExit()
                 #expect(vips.terminationStatus == 0, "\(args)")
             }
-            let analysis = try cropper.analyze(family == "jpeg compression" ? dir.appendingPathComponent("d\(i).jpg").path : out)
+            let analysis = try cropper.analyze(out)
             scores.append(try analyzer.assess(analysis).map(\.score).max() ?? 0)
         }
         #expect(scores == scores.sorted(by: >) && Set(scores).count == scores.count, "\(family): \(scores)")
