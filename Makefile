@@ -1,8 +1,9 @@
-# facecrop: `make demo` sets up and crops the bundled samples; `make test` sets up and runs every test.
+# facecrop: `make demo` sets up and crops the bundled samples; `make test` sets up and runs every test;
+# `make test-fast` runs the unit tests only (the pure core and argument parsing; tiers in CONTRIBUTING.md).
 SWIFT ?= swift
 BIN := .build/release/facecrop
 
-.PHONY: setup build demo test bench accuracy format clean
+.PHONY: setup build demo test test-fast check-docs bench accuracy format clean
 
 setup:
 	scripts/setup.sh
@@ -13,9 +14,18 @@ build: setup
 demo: build
 	scripts/demo.sh $(BIN)
 
-test: setup
+test: setup check-docs
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
+
+test-fast: setup check-docs
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-xctest --filter '^FaceCropCoreTests\.' --filter '^FaceCropCLITests\.ParsingTests'
+
+# Every relative link and #anchor between the Markdown files resolves (docs/corpus.md's content is checked by
+# the corpus test, which generates the corpus anyway).
+check-docs:
+	python3 scripts/check-doc-links.py
 
 bench: build
 	scripts/bench.sh --bin $(BIN)

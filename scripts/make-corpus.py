@@ -3,7 +3,8 @@
 outcome facecrop documents for it.
 
     scripts/make-corpus.py OUTDIR            # writes OUTDIR/<files> and OUTDIR/cases.json
-    scripts/make-corpus.py --table OUTDIR    # the same, then prints the outcome table as markdown
+
+scripts/corpus-table.py turns cases.json into docs/corpus.md, the documented outcome table.
 
 Needs only the python3 standard library and the `vips` and `ffmpeg` commands (Debian libvips-tools and ffmpeg,
 installed by scripts/setup.sh). Deterministic: fixed seeds, no clock. The good images are made from Samples/ with vips;
@@ -580,32 +581,10 @@ def big_black_png(width, height):
     return b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", body) + png_chunk(b"IEND", b"")
 
 
-def table(cases):
-    """The outcome table for the README, as markdown."""
-    def outcome(e, file, command):
-        if e["status"] == 0:
-            return ("best frame written" if command else "crop") + "".join("; `%s`" % line for line in e["stderr"])
-        shown = file.replace("\n", "\\n")
-        text = "; ".join(e["stderr"]).replace("{input}", shown).replace("{stem}", shown.rsplit(".", 1)[0])
-        text = text.replace("|", "\\|")
-        return "**%d** `%s`" % (e["status"], text)
-
-    lines = ["| case | input | outcome (exit status, standard error) |", "|---|---|---|"]
-    for case in cases:
-        result = outcome(case["expect"], case["file"], case.get("command"))
-        if "expectAsRoot" in case:
-            result += " (as root: %s)" % outcome(case["expectAsRoot"], case["file"], case.get("command"))
-        if not case["batch"]:
-            result += "; not picked up by `batch` from a folder"
-        lines.append("| `%s` | %s | %s |" % (case["name"], case["what"].replace("|", "\\|"), result))
-    return "\n".join(lines)
-
-
 def main(argv):
-    args = [a for a in argv if a != "--table"]
-    if len(args) != 1 or args[0].startswith("-"):
-        sys.exit("usage: scripts/make-corpus.py [--table] OUTDIR")
-    outdir = os.path.abspath(args[0])
+    if len(argv) != 1 or argv[0].startswith("-"):
+        sys.exit("usage: scripts/make-corpus.py OUTDIR")
+    outdir = os.path.abspath(argv[0])
     if os.path.isdir(outdir) and os.listdir(outdir) and not os.path.isfile(os.path.join(outdir, "cases.json")):
         sys.exit("make-corpus: %s is not empty and holds no earlier corpus; refusing to replace it" % outdir)
     if os.path.isdir(outdir):
@@ -617,10 +596,7 @@ def main(argv):
     with open(os.path.join(outdir, "cases.json"), "w", encoding="utf-8") as f:
         json.dump({"version": 1, "cases": corpus.cases}, f, indent=1, ensure_ascii=False)
         f.write("\n")
-    if "--table" in argv:
-        print(table(corpus.cases))
-    else:
-        print("make-corpus: %d cases in %s" % (len(corpus.cases), outdir))
+    print("make-corpus: %d cases in %s" % (len(corpus.cases), outdir))
 
 
 if __name__ == "__main__":

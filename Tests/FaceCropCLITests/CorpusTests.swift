@@ -107,6 +107,27 @@ struct CorpusTests {
         return try JSONDecoder().decode(File.self, from: data).cases
     }
 
+    /// Runs scripts/corpus-table.py --check on the generated cases.json: docs/corpus.md, the documented
+    /// outcome table, must be what the script makes of these cases. Returns its diagnostics when it differs.
+    static func documentedTableMismatch(corpus: URL) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", CLI.repoFile("scripts/corpus-table.py").path, "--check", "--cases",
+            corpus.appendingPathComponent("cases.json").path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, process.terminationReason == .exit else {
+            return String(decoding: message, as: UTF8.self)
+        }
+        return nil
+    }
+
     static func states(_ cases: [CorpusCase], in corpus: URL) throws -> [String: EntryState] {
         var states = [String: EntryState]()
         for c in cases { states[c.name] = try EntryState(corpus.appendingPathComponent(c.file).path) }
@@ -130,6 +151,8 @@ struct CorpusTests {
             #expect(cases.count >= 60)
             #expect(Set(cases.map(\.name)).count == cases.count, "case names must be unique")
             let corpus = dir.appendingPathComponent("corpus")
+            let tableMismatch = try Self.documentedTableMismatch(corpus: corpus)
+            #expect(tableMismatch == nil, "docs/corpus.md is stale: \(tableMismatch ?? "")")
             let before = try Self.states(cases, in: corpus)
             let corpusListing = listing(corpus)
 
