@@ -196,7 +196,7 @@ def fmt(v, width=7):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=DEFAULT_BIN, help="facecrop binary (default: .build/release/facecrop)")
-    ap.add_argument("--detector", choices=["yunet", "haar"], help="passed through to facecrop")
+    ap.add_argument("--detector", choices=["centerface", "yunet", "haar"], help="passed through to facecrop")
     ap.add_argument("--data", default=DEFAULT_DATA, help="faces-dev folder (default: ../shared/testdata/faces-dev)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel facecrop processes (default 2)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")

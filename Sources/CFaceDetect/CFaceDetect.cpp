@@ -1,5 +1,6 @@
-// OpenCV face detection behind a C header: YuNet (cv::dnn, decoded by hand because OpenCV 4.6's
-// cv::FaceDetectorYN only runs the 2022 model) and Haar cascades. try/catch at every entry.
+// OpenCV face detection behind a C header: CenterFace and YuNet (cv::dnn, outputs decoded by hand: OpenCV 4.6 has
+// no CenterFace class, and its cv::FaceDetectorYN only runs the 2022 YuNet model) and Haar cascades. try/catch at
+// every entry.
 #include "CFaceDetect.h"
 
 #include <opencv2/core.hpp>
@@ -12,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -20,6 +23,8 @@
 
 extern "C" const unsigned char cfd_yunet_model[];
 extern "C" const size_t cfd_yunet_model_length;
+extern "C" const unsigned char cfd_centerface_model[];
+extern "C" const size_t cfd_centerface_model_length;
 extern "C" const unsigned char cfd_fer_model[];
 extern "C" const size_t cfd_fer_model_length;
 
@@ -28,9 +33,16 @@ struct CFDExpression {
 };
 
 struct CFDDetector {
-    enum Kind { yunet, haar } kind;
+    enum Kind { centerface, yunet, haar } kind;
     cv::dnn::Net net;
     cv::CascadeClassifier cascade;
+    // CenterFace: OpenCV 4.6's importer keeps some layer shapes of the first input a net runs on, and a net
+    // run again at another size returns garbage. So the model's bytes are kept, and the net is read anew from
+    // them whenever the input size changes (a few tens of milliseconds; images of one size share a net).
+    std::vector<char> model_file;
+    const char *model = nullptr;
+    size_t model_size = 0;
+    cv::Size net_size;
 };
 
 namespace {
@@ -62,6 +74,18 @@ void quiet_opencv() {
     }
 }
 
+// A model given with --model must be the detector it is given for: check its outputs by name.
+void require_outputs(const cv::dnn::Net &net, const std::vector<cv::String> &names, const char *model) {
+    const std::vector<cv::String> outputs = net.getUnconnectedOutLayersNames();
+    for (const cv::String &name : names)
+        if (std::find(outputs.begin(), outputs.end(), name) == outputs.end())
+            throw std::runtime_error(std::string("the model is not a ") + model + " model (it has no output '" + name + "')");
+}
+
+const std::vector<cv::String> yunet_outputs = {"cls_8", "cls_16", "cls_32", "obj_8", "obj_16", "obj_32",
+                                               "bbox_8", "bbox_16", "bbox_32", "kps_8", "kps_16", "kps_32"};
+const std::vector<cv::String> centerface_outputs = {"537", "538", "539", "540"};
+
 // YuNet's raw outputs: per stride 8/16/32 one anchor per grid cell.
 cv::Size padded_size(int width, int height) { return cv::Size((width + 31) / 32 * 32, (height + 31) / 32 * 32); }
 
@@ -72,10 +96,8 @@ std::vector<CFDFace> yunet_detect(CFDDetector &d, const cv::Mat &bgr, float thre
     cv::Mat padded;
     cv::copyMakeBorder(bgr, padded, 0, padH - bgr.rows, 0, padW - bgr.cols, cv::BORDER_CONSTANT, cv::Scalar());
     net.setInput(cv::dnn::blobFromImage(padded));
-    static const std::vector<cv::String> names = {"cls_8", "cls_16", "cls_32", "obj_8", "obj_16", "obj_32",
-                                                  "bbox_8", "bbox_16", "bbox_32", "kps_8", "kps_16", "kps_32"};
     std::vector<cv::Mat> outputs;
-    net.forward(outputs, names);
+    net.forward(outputs, yunet_outputs);
 
     std::vector<CFDFace> candidates;
     std::vector<cv::Rect2d> boxes;
@@ -106,6 +128,61 @@ std::vector<CFDFace> yunet_detect(CFDDetector &d, const cv::Mat &bgr, float thre
                 boxes.emplace_back(face.x, face.y, w, h);
                 scores.push_back(score);
             }
+        }
+    }
+    std::vector<int> keep;
+    cv::dnn::NMSBoxes(boxes, scores, threshold, 0.3f, keep, 1.f, 5000);
+    std::vector<CFDFace> faces;
+    for (int k : keep) faces.push_back(candidates[k]);
+    return faces;
+}
+
+// CenterFace: one heatmap of face centres at stride 4 with, per cell, the box's log size, the centre's sub-cell
+// offset and 5 landmarks relative to the box. The input is padded (bottom/right, zeros) to multiples of 32.
+std::vector<CFDFace> centerface_detect(CFDDetector &d, const cv::Mat &rgb, float threshold) {
+    const cv::Size pad = padded_size(rgb.cols, rgb.rows);
+    if (d.net_size != pad) {
+        if (d.net_size != cv::Size()) d.net = cv::dnn::readNetFromONNX(d.model, d.model_size);
+        d.net_size = pad;
+    }
+    cv::Mat padded;
+    cv::copyMakeBorder(rgb, padded, 0, pad.height - rgb.rows, 0, pad.width - rgb.cols, cv::BORDER_CONSTANT, cv::Scalar());
+    d.net.setInput(cv::dnn::blobFromImage(padded));  // RGB as given, float, no scaling or mean
+    std::vector<cv::Mat> outputs;
+    d.net.forward(outputs, centerface_outputs);
+    const cv::Mat &heat = outputs[0], &scale = outputs[1], &offset = outputs[2], &marks = outputs[3];
+    if (heat.dims != 4 || scale.dims != 4 || offset.dims != 4 || marks.dims != 4 || scale.size[1] != 2 ||
+        offset.size[1] != 2 || marks.size[1] != 10)
+        throw std::runtime_error("the CenterFace model's outputs do not have the expected shapes");
+    const int rows = heat.size[2], cols = heat.size[3], plane = rows * cols;
+    for (const cv::Mat *m : {&scale, &offset, &marks})
+        if (m->size[2] != rows || m->size[3] != cols) throw std::runtime_error("the CenterFace model's outputs differ in size");
+    const float *h = heat.ptr<float>(), *s = scale.ptr<float>(), *o = offset.ptr<float>(), *l = marks.ptr<float>();
+    std::vector<CFDFace> candidates;
+    std::vector<cv::Rect2d> boxes;
+    std::vector<float> scores;
+    for (int r = 0; r < rows; r++) {
+        for (int c = 0; c < cols; c++) {
+            const int i = r * cols + c;
+            const float score = h[i];
+            if (!(score >= threshold)) continue;
+            const float height = std::exp(s[i]) * 4, width = std::exp(s[plane + i]) * 4;
+            const float cx = (c + o[plane + i] + 0.5f) * 4, cy = (r + o[i] + 0.5f) * 4;
+            CFDFace face{};
+            face.x = cx - width / 2;
+            face.y = cy - height / 2;
+            face.width = width;
+            face.height = height;
+            face.score = score;
+            face.has_landmarks = 1;
+            // Channels hold (y, x) pairs in units of the box's height and width.
+            for (int n = 0; n < 5; n++) {
+                face.landmarks[2 * n] = face.x + l[(2 * n + 1) * plane + i] * width;
+                face.landmarks[2 * n + 1] = face.y + l[2 * n * plane + i] * height;
+            }
+            candidates.push_back(face);
+            boxes.emplace_back(face.x, face.y, width, height);
+            scores.push_back(score);
         }
     }
     std::vector<int> keep;
@@ -156,6 +233,33 @@ extern "C" CFDDetector *cfd_yunet_create(const char *model_path, char *error, si
                                                      cfd_yunet_model_length);
         }
         if (detector->net.empty()) throw std::runtime_error("the YuNet model could not be read");
+        require_outputs(detector->net, yunet_outputs, "YuNet");
+        result = detector.release();
+        return 0;
+    });
+    return result;
+}
+
+extern "C" CFDDetector *cfd_centerface_create(const char *model_path, char *error, size_t error_size) {
+    CFDDetector *result = nullptr;
+    guarded(error, error_size, [&] {
+        quiet_opencv();
+        auto detector = std::make_unique<CFDDetector>();
+        detector->kind = CFDDetector::centerface;
+        if (model_path && *model_path) {
+            std::ifstream file(model_path, std::ios::binary);
+            if (!file) throw std::runtime_error(std::string("cannot read the model file '") + model_path + "'");
+            detector->model_file.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+            detector->model = detector->model_file.data();
+            detector->model_size = detector->model_file.size();
+        } else {
+            if (cfd_centerface_model_length == 0) throw std::runtime_error("no CenterFace model was built into facecrop");
+            detector->model = reinterpret_cast<const char *>(cfd_centerface_model);
+            detector->model_size = cfd_centerface_model_length;
+        }
+        detector->net = cv::dnn::readNetFromONNX(detector->model, detector->model_size);
+        if (detector->net.empty()) throw std::runtime_error("the CenterFace model could not be read");
+        require_outputs(detector->net, centerface_outputs, "CenterFace");
         result = detector.release();
         return 0;
     });
@@ -264,19 +368,21 @@ extern "C" int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDEx
     });
 }
 
-extern "C" size_t cfd_builtin_model_size(void) { return cfd_yunet_model_length; }
-
 extern "C" int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
                           CFDFace *faces, int capacity, int *count, char *error, size_t error_size) {
     *count = 0;
     return guarded(error, error_size, [&] {
         if (!detector || !rgb || width <= 0 || height <= 0) throw std::invalid_argument("invalid detector input");
         cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
-        cv::Mat bgr;
-        cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
-        std::vector<CFDFace> found = detector->kind == CFDDetector::yunet
-                                         ? yunet_detect(*detector, bgr, score_threshold)
-                                         : haar_detect(detector->cascade, bgr, score_threshold);
+        std::vector<CFDFace> found;
+        if (detector->kind == CFDDetector::centerface) {
+            found = centerface_detect(*detector, view, score_threshold);
+        } else {
+            cv::Mat bgr;
+            cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
+            found = detector->kind == CFDDetector::yunet ? yunet_detect(*detector, bgr, score_threshold)
+                                                         : haar_detect(detector->cascade, bgr, score_threshold);
+        }
         // Best first; ties by position, so the order never depends on the sort's stability.
         std::sort(found.begin(), found.end(), [](const CFDFace &a, const CFDFace &b) {
             if (a.score != b.score) return a.score > b.score;

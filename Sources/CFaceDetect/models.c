@@ -1,4 +1,4 @@
-// The YuNet face detector and the FER expression model (both MIT: Models/LICENSE-*.txt) built into the library, so the facecrop binary needs
+// The CenterFace and YuNet face detectors and the FER expression model (all MIT: Models/LICENSE-*.txt) built into the library, so the facecrop binary needs
 // no model file at run time. scripts/fetch-models.sh checks the file's sha256 before any build.
 #include <stddef.h>
 
@@ -7,9 +7,13 @@
 const unsigned char cfd_yunet_model[] = {
 #embed "../../Models/face_detection_yunet_2023mar.onnx"
 };
+const unsigned char cfd_centerface_model[] = {
+#embed "../../Models/centerface.onnx"
+};
 const unsigned char cfd_fer_model[] = {
 #embed "../../Models/fer_emotion_minixception.onnx"
 };
 #pragma clang diagnostic pop
 const size_t cfd_yunet_model_length = sizeof(cfd_yunet_model);
+const size_t cfd_centerface_model_length = sizeof(cfd_centerface_model);
 const size_t cfd_fer_model_length = sizeof(cfd_fer_model);

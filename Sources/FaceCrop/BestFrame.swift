@@ -310,7 +310,7 @@ public struct BestFrameFinder: Sendable {
             let full = try stillResult.get()
             // Scored on its analysis-size copy, like the video frames, so sharpness and size compare fairly.
             let small = Analysis(
-                path: stillPath, storedSize: full.analysisSize, orientation: .up, loader: full.loader, faces: full.faces,
+                path: stillPath, storedSize: full.analysisSize, orientation: .up, loader: full.loader, detector: full.detector, faces: full.faces,
                 analysisSize: full.analysisSize, preview: full.preview, decoded: full.preview, interpretation: "srgb")
             var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
             do throws(FaceCropError) { result.quality = try quality.assess(small) } catch { throw .image(error) }
@@ -353,7 +353,7 @@ public struct BestFrameFinder: Sendable {
             }
             let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
             return Analysis(
-                path: path, storedSize: size, orientation: .up, loader: "video", faces: faces, analysisSize: size,
+                path: path, storedSize: size, orientation: .up, loader: "video", detector: cropper.detector.kind, faces: faces, analysisSize: size,
                 preview: image, decoded: image, interpretation: "srgb")
         } catch let error as VipsError {
             throw .image(.imageProcessing(error.message))
@@ -383,7 +383,7 @@ public struct BestFrameFinder: Sendable {
             throw .image(.imageProcessing(error.message))
         }
         var full = Analysis(
-            path: analysis.input.video, storedSize: size, orientation: .up, loader: "video", faces: candidate.faces,
+            path: analysis.input.video, storedSize: size, orientation: .up, loader: "video", detector: cropper.detector.kind, faces: candidate.faces,
             analysisSize: analysis.analysisSize, preview: image, decoded: image, interpretation: "srgb")
         full.quality = candidate.quality
         return full

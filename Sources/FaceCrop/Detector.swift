@@ -1,14 +1,7 @@
-// The only file that talks to OpenCV (through CFaceDetect).
+// The face detectors (OpenCV through CFaceDetect).
 import CFaceDetect
 import FaceCropCore
 import Synchronization
-
-public enum DetectorKind: String, Sendable, CaseIterable, Codable {
-    /// YuNet 2023mar through OpenCV's dnn module; the model is built into facecrop.
-    case yunet
-    /// OpenCV's frontal-face Haar cascade from Debian's opencv-data: no model file needed, far less accurate.
-    case haar
-}
 
 /// A face as the detector reports it, in pixels of the analysed image (origin top-left).
 struct DetectedFace {
@@ -30,12 +23,13 @@ public final class FaceDetector: Sendable {
         deinit { cfd_free(pointer) }
     }
 
-    /// - Parameter modelPath: an ONNX file for YuNet (default: the built-in model), or a cascade XML for Haar
-    ///   (default: `defaultHaarCascade`).
-    public init(kind: DetectorKind = .yunet, modelPath: String? = nil) throws(FaceCropError) {
+    /// - Parameter modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
+    ///   XML for Haar (default: `defaultHaarCascade`).
+    public init(kind: DetectorKind = .centerface, modelPath: String? = nil) throws(FaceCropError) {
         var error = [CChar](repeating: 0, count: 512)
         let pointer: OpaquePointer? =
             switch kind {
+            case .centerface: cfd_centerface_create(modelPath, &error, error.count)
             case .yunet: cfd_yunet_create(modelPath, &error, error.count)
             case .haar: cfd_haar_create(modelPath ?? Self.defaultHaarCascade, &error, error.count)
             }

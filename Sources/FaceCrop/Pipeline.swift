@@ -41,6 +41,8 @@ public struct Analysis: Sendable {
     /// Upright size.
     public var size: ImageSize { orientation.displaySize(storedSize: storedSize) }
     public var loader: String
+    /// The detector that found `faces` (their boxes' shape and scores depend on it).
+    public var detector: DetectorKind
     public var faces: [FaceObservation]
     public var analysisSize: ImageSize
     public var timings = Timings()
@@ -82,10 +84,13 @@ public struct FaceCropper: Sendable {
     /// Scores faces for `CropOptions.minQuality`, `detect --quality`, `rank` and `annotate`.
     public var qualityAnalyzer: QualityAnalyzer?
 
-    public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels) {
+    /// - Parameters:
+    ///   - threshold: the detector's score threshold (default: the detector's own, `DetectorProfile.threshold`).
+    ///   - analysisSize: long side of the image the detector sees (default: `DetectorProfile.analysisSize`).
+    public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int? = nil, maxPixels: Int = FaceCropper.defaultMaxPixels) {
         self.detector = detector
-        self.threshold = threshold ?? Self.defaultThreshold(for: detector.kind)
-        self.analysisSize = analysisSize
+        self.threshold = threshold ?? detector.kind.profile.threshold
+        self.analysisSize = analysisSize ?? detector.kind.profile.analysisSize
         self.maxPixels = maxPixels
     }
 
@@ -101,13 +106,6 @@ public struct FaceCropper: Sendable {
         VipsImage.setBlockUntrusted(!allow)
     }
 
-    public static func defaultThreshold(for kind: DetectorKind) -> Double {
-        switch kind {
-        case .yunet: return 0.75
-        case .haar: return 0.5
-        }
-    }
-
     /// Reads the image and finds its faces: the header, a copy at the analysis size for the detector, and
     /// (within `singlePassBytes`) the decoded pixels the crop will be cut from.
     public func analyze(_ path: String) throws(FaceCropError) -> Analysis {
@@ -121,49 +119,56 @@ public struct FaceCropper: Sendable {
             throw .tooManyPixels(path, width: stored.width, height: stored.height, limit: maxPixels)
         }
         // Decode once when the image fits the budget and cut the crop from those pixels later. For a JPEG the
-        // full decode runs on a second core beside a shrink-on-load decode for detection (cheaper than
-        // shrinking the full image); other formats take the preview from the decoded pixels. Larger images
-        // are read twice, sequentially (shrunk now, cropped later), so memory stays bounded.
-        let decoded: VipsImage?
+        // full decode runs on a second core while a shrink-on-load decode feeds the detector (cheaper than
+        // shrinking the full image), so decoding and detection overlap; other formats take the preview from
+        // the decoded pixels. Larger images are read twice, sequentially (shrunk now, cropped later), so
+        // memory stays bounded.
+        var full: BackgroundTask<VipsImage>?
+        var decoded: VipsImage?
         let preview: VipsImage
         do {
             if header.decodedBytes > singlePassBytes {
-                decoded = nil
                 preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
             } else if header.loader.hasPrefix("jpegload") {
-                let full = BackgroundTask { try header.inMemory() }
-                let shrunk: Result<VipsImage, VipsError>
-                do { shrunk = .success(try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()) } catch { shrunk = .failure(error) }
-                decoded = try full.value()  // joined before anything is thrown
-                preview = try shrunk.get()
+                full = BackgroundTask { try header.inMemory() }
+                preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
             } else {
                 let pixels = try header.inMemory()
                 decoded = pixels
                 preview = try pixels.preview(box: self.analysisSize)
             }
-        } catch let error as VipsError {
-            throw Self.readError(path, error)
         } catch {
+            // The full decode is joined before anything is thrown, and its error, when it has one, is the one
+            // reported (it read the whole file).
+            var error: any Error = error
+            if let full, case .failure(let fullError) = Result(catching: { try full.value() }) { error = fullError }
+            if let error = error as? VipsError { throw Self.readError(path, error) }
             throw .imageProcessing("\(error)")
         }
         let loaded = ContinuousClock.now
 
         let orientation = header.orientation
         let analysisSize = preview.size
-        let detected: [DetectedFace]
+        let detected: Result<[DetectedFace], FaceCropError>
         do {
-            detected = try preview.withRGB8 { rgb, w, h in try detector.detect(rgb: rgb, width: w, height: h, threshold: threshold) }
+            detected = .success(try preview.withRGB8 { rgb, w, h in try detector.detect(rgb: rgb, width: w, height: h, threshold: threshold) })
         } catch let error as FaceCropError {
-            throw error
+            detected = .failure(error)
         } catch {
-            throw .imageProcessing("\(error)")
+            detected = .failure(.imageProcessing("\(error)"))
         }
-        let faces = Self.observations(Self.dropWeak(Self.plausible(detected, in: analysisSize), kind: detector.kind), analysisSize: analysisSize)
+        let detectedAt = ContinuousClock.now
+        if let full {
+            do { decoded = try full.value() } catch let error as VipsError { throw Self.readError(path, error) } catch {
+                throw .imageProcessing("\(error)")
+            }
+        }
+        let faces = Self.observations(Self.dropWeak(Self.plausible(try detected.get(), in: analysisSize), kind: detector.kind), analysisSize: analysisSize)
         var analysis = Analysis(
-            path: path, storedSize: stored, orientation: orientation, loader: header.loader, faces: faces,
+            path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
             analysisSize: analysisSize, preview: preview, decoded: decoded, interpretation: header.interpretation)
-        analysis.timings.load = Self.ms(start, loaded)
-        analysis.timings.detect = Self.ms(loaded, .now)
+        analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)
+        analysis.timings.detect = Self.ms(loaded, detectedAt)
         return analysis
     }
 

@@ -59,11 +59,11 @@ public final class QualityAnalyzer: Sendable {
         let size = analysis.size
         return try analysis.faces.map { (face) throws(FaceCropError) -> CaptureQuality in
             let box = face.boundingBox(in: size)
-            var (m, points) = try measure(analysis, box: box)
+            var (m, points) = try measure(analysis, box: box, predictorBox: analysis.detector.profile.predictorBox(forDetectorBox:))
             m.faceHeight = box.height
             m.confidence = face.confidence
             m.blockiness = try blockiness(analysis, box: box)
-            m.inside = model.visibleShare(of: box, in: size)
+            m.inside = model.visibleShare(of: box, in: size, detector: analysis.detector.profile)
             if let pose = face.landmarks.flatMap({ QualityModel.pose($0.points(in: size)) }) {
                 (m.roll, m.yaw, m.pitch) = (pose.roll, pose.yaw, pose.pitch)
             }
@@ -75,7 +75,7 @@ public final class QualityAnalyzer: Sendable {
             } else if let five = face.landmarks {
                 landmarks = FaceLandmarks2D(detector5: five, faceBoundingBox: face.boundingBox)
             }
-            var quality = model.score(m)
+            var quality = model.score(m, detector: analysis.detector.profile)
             quality.landmarks = landmarks
             return quality
         }
@@ -113,7 +113,7 @@ public final class QualityAnalyzer: Sendable {
     /// The measurements on the face in `box` (pixels of the upright image), and its 68 landmarks in the same
     /// pixels when there is a `landmarkFitter`. Both are taken on one square cut around the face, `cropScale`
     /// face sizes wide, scaled to `measureHeight`.
-    private func measure(_ analysis: Analysis, box: Rect) throws(FaceCropError) -> (QualityMeasurements, [Point]?) {
+    private func measure(_ analysis: Analysis, box: Rect, predictorBox: (Rect) -> Rect) throws(FaceCropError) -> (QualityMeasurements, [Point]?) {
         let size = analysis.size
         let side = Self.cropScale * max(box.width, box.height)
         let square = Rect(x: box.midX - side / 2, y: box.midY - side / 2, width: side, height: side).intersection(size.bounds)
@@ -138,7 +138,7 @@ public final class QualityAnalyzer: Sendable {
             try face.withRGB8 { rgb, width, height in
                 let rc = expression.withLock { e in cfd_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, &error, error.count) }
                 guard rc == 0 else { throw FaceCropError.imageProcessing(cString(error)) }
-                points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: FaceLandmarks2D.predictorBox(forDetectorBox: local))
+                points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
                     .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
             }
         } catch let error as FaceCropError {

@@ -51,6 +51,25 @@ public struct FaceReport: Codable, Sendable {
     public var landmarkRegions: FaceLandmarks2D?
 }
 
+extension FaceReport {
+    enum CodingKeys: String, CodingKey {
+        case boundingBox, rect, confidence, landmarks, landmarkPoints, quality, landmarkRegions
+    }
+
+    /// The landmark fields are always written (null for a detector without landmarks, Haar), so a report has
+    /// the same fields whichever detector ran.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(boundingBox, forKey: .boundingBox)
+        try c.encode(rect, forKey: .rect)
+        try c.encode(confidence, forKey: .confidence)
+        try c.encode(landmarks, forKey: .landmarks)
+        try c.encode(landmarkPoints, forKey: .landmarkPoints)
+        try c.encodeIfPresent(quality, forKey: .quality)
+        try c.encodeIfPresent(landmarkRegions, forKey: .landmarkRegions)
+    }
+}
+
 public struct CropInfo: Codable, Sendable {
     public var strategy: CropStrategy
     public var aspect: String

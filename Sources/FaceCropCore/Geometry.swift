@@ -43,6 +43,13 @@ public struct Rect: Hashable, Sendable, Codable {
         return Rect(x: x0, y: y0, width: max(0, min(maxX, other.maxX) - x0), height: max(0, min(maxY, other.maxY) - y0))
     }
 
+    /// Intersection over union: 1 for the same rect, 0 for rects that do not overlap.
+    public func iou(_ other: Rect) -> Double {
+        let i = intersection(other).area
+        let u = area + other.area - i
+        return u > 0 ? i / u : 0
+    }
+
     /// Grown by `amount` on every side (shrunk when negative).
     public func insetBy(_ amount: Double) -> Rect {
         Rect(x: x + amount, y: y + amount, width: width - 2 * amount, height: height - 2 * amount)

@@ -125,16 +125,6 @@ public struct FaceLandmarks2D: Hashable, Sendable, Codable {
         measures = nil
     }
 
-    /// The box to give dlib's predictor for a face the detector (YuNet) boxed, both in pixels. dlib's predictor
-    /// was trained on its own detector's boxes, which are square and sit lower (brows to chin) than YuNet's
-    /// (forehead to chin, taller than wide). On the 18 faces of faces-dev's dlib subset that both boxed, dlib's
-    /// box measured a median 1.12× YuNet's width, 0.89× its height, centred 0.05 of its height lower: a square of
-    /// the mean side, moved down by 0.05 of the height.
-    public static func predictorBox(forDetectorBox b: Rect) -> Rect {
-        let side = (b.width + b.height) / 2
-        return Rect(x: b.midX - side / 2, y: b.midY + 0.05 * b.height - side / 2, width: side, height: side)
-    }
-
     /// The same landmarks with `transform` applied to every coordinate and measure (for reports: rounding).
     public func mapped(_ transform: (Double) -> Double) -> FaceLandmarks2D {
         func map(_ p: Point) -> Point { Point(x: transform(p.x), y: transform(p.y)) }

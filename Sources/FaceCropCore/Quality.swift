@@ -165,27 +165,16 @@ public struct QualityModel: Hashable, Sendable {
     /// Blockiness → compression: 1 at or below `cleanBlocking`, 0 at or above `heavyBlocking`.
     public var cleanBlocking = 1.15
     public var heavyBlocking = 5.0
-    /// Detector confidence → 1 at or above `sureFace`, 0 at or below `unsureFace` (blur, rotation, occlusion).
-    public var sureFace = 0.93
-    public var unsureFace = 0.70
     /// Share of the face inside the image at which border reaches 0 (1 when wholly inside).
     public var minInside = 0.5
-    /// Width over height of whole faces in the detector's boxes: at least `narrowestFace`, at most `widestFace`
-    /// (10th and 90th percentiles of YuNet's boxes of the 45 whole faces in Samples/ and Golden/). YuNet boxes
-    /// only the visible part of a face cut by the image's border, so a box at the border that is narrower (or
-    /// shorter) than that shows the share of the face that is missing.
-    public var narrowestFace = 0.71
-    public var widestFace = 0.83
-    /// A box edge this close to the image's edge (share of the box's height) is at the border (YuNet's boxes of cut faces
-    /// end 1–5 % of their height short of it).
-    public var borderTolerance = 0.05
     /// Floor for components in the geometric mean (so one zero does not hide every other difference).
     public var floor = 0.02
 
     public init() {}
     public static let defaults = QualityModel()
 
-    public func score(_ m: QualityMeasurements) -> CaptureQuality {
+    /// The score of a face `detector` found (its confidence is read on that detector's scale).
+    public func score(_ m: QualityMeasurements, detector: DetectorProfile = .centerface) -> CaptureQuality {
         var c: [String: Double] = [:]
         c["sharpness"] = ramp(m.blur, zeroAt: blurredBlur, oneAt: sharpBlur)
         c["noise"] = ramp(m.noise, zeroAt: noisyNoise, oneAt: cleanNoise)
@@ -206,7 +195,7 @@ public struct QualityModel: Hashable, Sendable {
         }
         c["border"] = ramp(m.inside, zeroAt: minInside, oneAt: 1)
         c["compression"] = ramp(m.blockiness, zeroAt: heavyBlocking, oneAt: cleanBlocking)
-        c["confidence"] = ramp(m.confidence, zeroAt: unsureFace, oneAt: sureFace)
+        c["confidence"] = ramp(m.confidence, zeroAt: detector.unsureFace, oneAt: detector.sureFace)
         // Weighted geometric mean over the components measured: a blurred face is not rescued by good light.
         var logSum = 0.0, weightSum = 0.0
         for (name, value) in c {
@@ -218,18 +207,19 @@ public struct QualityModel: Hashable, Sendable {
         return CaptureQuality(score: score, components: c, measurements: m)
     }
 
-    /// The share of the face in `box` (pixels) that is inside an image of `size`: the box's share inside it,
-    /// and, for a box at the left or right border, its width over the narrowest whole face's for its height
-    /// (at the top or bottom, its height over the shortest whole face's for its width), whichever is less.
-    public func visibleShare(of box: Rect, in size: ImageSize) -> Double {
+    /// The share of the face in `box` (pixels, drawn by `detector`) that is inside an image of `size`: the box's
+    /// share inside it, and, for a box at the left or right border, its width over the narrowest whole face's
+    /// for its height (at the top or bottom, its height over the shortest whole face's for its width), whichever
+    /// is less.
+    public func visibleShare(of box: Rect, in size: ImageSize, detector: DetectorProfile = .centerface) -> Double {
         guard box.width > 0, box.height > 0 else { return 0 }
         var share = box.intersection(size.bounds).area / box.area
-        let tolerance = borderTolerance * box.height
+        let tolerance = detector.borderTolerance * box.height
         if box.minX <= tolerance || box.maxX >= Double(size.width) - tolerance {
-            share = min(share, box.width / (box.height * narrowestFace))
+            share = min(share, box.width / (box.height * detector.narrowestFace))
         }
         if box.minY <= tolerance || box.maxY >= Double(size.height) - tolerance {
-            share = min(share, box.height * widestFace / box.width)
+            share = min(share, box.height * detector.widestFace / box.width)
         }
         return min(1, share)
     }

@@ -81,8 +81,8 @@ struct Batch: ParsableCommand {
         let key = [
             "size=\(size)", "aspect=\(aspect)", "margin=\(common.margin)", "strategy=\(common.strategy)", "noFace=\(common.noFace)",
             "quality=\(common.quality.map(String.init) ?? "")", "minQuality=\(common.minQuality.map { String($0) } ?? "")", "strip=\(common.strip)", "format=\(format)", "name=\(name)",
-            "detector=\(detection.detector)", "threshold=\(detection.threshold.map { String($0) } ?? "")",
-            "detectSize=\(detection.detectSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
+            "detector=\(detection.detector)", "threshold=\(detection.threshold ?? detection.detector.profile.threshold)",
+            "detectSize=\(detection.detectSize ?? detection.detector.profile.analysisSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
         ].joined(separator: " ")
         var settings = BatchSettings(outputDirectory: outputDir ?? ".", specs: specs, crop: options, format: format, optionsKey: key)
         settings.nameTemplate = name

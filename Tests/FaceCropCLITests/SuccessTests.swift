@@ -130,8 +130,8 @@ struct JSONReportTests {
 
             let analysis = try #require(json.object("analysis"))
             #expect(Set(analysis.keys) == ["width", "height", "detector", "threshold"])
-            #expect(analysis.string("detector") == "yunet")
-            #expect(analysis.num("threshold") == 0.75)
+            #expect(analysis.string("detector") == "centerface")
+            #expect(analysis.num("threshold") == 0.5)
             #expect(analysis.num("width") == 640)
 
             let faces = try #require(json["faces"] as? [JSONObject])
@@ -207,6 +207,25 @@ struct DetectTests {
             let json = try parseJSONObject(r.stdout)
             #expect((json["faces"] as? [Any])?.count == 4)
             #expect(json["crop"] == nil && json["output"] == nil)
+        }
+    }
+
+    /// Every detector's report has the same fields and names the detector that ran; CenterFace is the default.
+    @Test func detectJSONHasTheSameFieldsForEveryDetector() throws {
+        try withScratch { dir in
+            try copySample("Samples/portrait.png", to: dir, as: "in.png")
+            for detector in [nil, "centerface", "yunet", "haar"] {
+                let r = try expectSuccess(["detect", "--json", "in.png"] + (detector.map { ["--detector", $0] } ?? []), in: dir)
+                let json = try parseJSONObject(r.stdout)
+                let analysis = try #require(json.object("analysis"))
+                #expect(analysis.string("detector") == detector ?? "centerface")
+                let faces = try #require(json["faces"] as? [JSONObject])
+                #expect(faces.count == 1, "\(detector ?? "default"): \(r.stdout)")
+                for face in faces {
+                    #expect(Set(face.keys) == ["boundingBox", "rect", "confidence", "landmarks", "landmarkPoints"], "\(detector ?? "default")")
+                    #expect((face["landmarks"] is NSNull) == (detector == "haar"))
+                }
+            }
         }
     }
 

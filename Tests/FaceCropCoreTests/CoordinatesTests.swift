@@ -65,3 +65,16 @@ func expectClose(_ a: Rect, _ b: Rect, tolerance: Double = 1e-9, sourceLocation:
         abs(a.x - b.x) <= tolerance && abs(a.y - b.y) <= tolerance && abs(a.width - b.width) <= tolerance
             && abs(a.height - b.height) <= tolerance, "\(a) != \(b)", sourceLocation: sourceLocation)
 }
+
+/// Intersection over union, as detections are matched to known faces.
+@Test(arguments: [
+    (Rect(x: 0, y: 0, width: 10, height: 10), Rect(x: 0, y: 0, width: 10, height: 10), 1.0),  // the same
+    (Rect(x: 0, y: 0, width: 10, height: 10), Rect(x: 5, y: 0, width: 10, height: 10), 50.0 / 150),  // half overlap
+    (Rect(x: 0, y: 0, width: 10, height: 10), Rect(x: 2, y: 2, width: 5, height: 5), 0.25),  // inside
+    (Rect(x: 0, y: 0, width: 10, height: 10), Rect(x: 10, y: 0, width: 10, height: 10), 0.0),  // touching
+    (Rect(x: 0, y: 0, width: 10, height: 10), Rect(x: 30, y: 30, width: 5, height: 5), 0.0),  // apart
+    (Rect(x: 0, y: 0, width: 0, height: 0), Rect(x: 0, y: 0, width: 0, height: 0), 0.0),  // empty
+])
+func intersectionOverUnion(_ a: Rect, _ b: Rect, _ expected: Double) {
+    #expect(abs(a.iou(b) - expected) < 1e-12 && abs(b.iou(a) - expected) < 1e-12)
+}

@@ -255,7 +255,7 @@ struct LandmarksTests {
 
     @Test(arguments: predictorBoxes)
     func predictorBox(_ detector: Rect, _ expected: Rect) {
-        let box = FaceLandmarks2D.predictorBox(forDetectorBox: detector)
+        let box = DetectorProfile.yunet.predictorBox(forDetectorBox: detector)
         #expect(abs(box.x - expected.x) < 1e-9 && abs(box.y - expected.y) < 1e-9)
         #expect(abs(box.width - expected.width) < 1e-9 && abs(box.height - expected.height) < 1e-9)
     }

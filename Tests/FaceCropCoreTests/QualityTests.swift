@@ -130,7 +130,7 @@ struct VisibleShareTests {
         (100.0, 100.0, 0.0, 200.0, 0.0),  // degenerate
     ])
     func share(_ x: Double, _ y: Double, _ width: Double, _ height: Double, _ expected: Double) {
-        let share = QualityModel.defaults.visibleShare(of: Rect(x: x, y: y, width: width, height: height), in: ImageSize(width: 1000, height: 800))
+        let share = QualityModel.defaults.visibleShare(of: Rect(x: x, y: y, width: width, height: height), in: ImageSize(width: 1000, height: 800), detector: .yunet)
         #expect(abs(share - expected) < 1e-9, "\(share)")
     }
 }

@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /// One face in pixels of the analysed image, origin top-left. Landmarks (when has_landmarks != 0) are
-/// x,y pairs in YuNet's order: eye on the image's left, eye on the image's right, nose tip,
+/// x,y pairs in this order, whichever detector found them: eye on the image's left, eye on the image's right, nose tip,
 /// mouth corner on the image's left, mouth corner on the image's right.
 typedef struct {
     float x, y, width, height;
@@ -23,6 +23,8 @@ typedef struct {
 
 typedef struct CFDDetector CFDDetector;
 
+/// CenterFace (WIDER FACE, anchor-free) through cv::dnn. model_path NULL or "" uses the copy built into the library.
+CFDDetector *cfd_centerface_create(const char *model_path, char *error, size_t error_size);
 /// YuNet 2023mar through cv::dnn. model_path NULL or "" uses the copy built into the library.
 CFDDetector *cfd_yunet_create(const char *model_path, char *error, size_t error_size);
 /// OpenCV Haar cascade (e.g. Debian opencv-data's haarcascade_frontalface_default.xml).
@@ -74,9 +76,6 @@ int cfd_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, 
                   const uint8_t colour_rgb[3]);
 /// The size that text takes: width, height above the baseline, and the depth below it.
 void cfd_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline);
-
-/// Size in bytes of the YuNet model built into the library.
-size_t cfd_builtin_model_size(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,123 @@
+// The three detectors on real pictures with known face positions (the golden inputs' truth.json: portraits
+// placed at known boxes), through the real OpenCV and the built-in models.
+@testable import FaceCrop
+import Foundation
+import Testing
+
+struct DetectorTests {
+    struct Truth: Decodable { var width: Int; var height: Int; var faces: [[Double]] }
+
+    /// Golden cases whose input has a truth.json: portraits, groups, rotated and border faces.
+    static let truthCases: [String] = {
+        let golden = Fixtures.root.appendingPathComponent("Golden")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: golden.path)) ?? []
+        return names.filter { FileManager.default.fileExists(atPath: golden.appendingPathComponent("\($0)/truth.json").path) }.sorted()
+    }()
+
+    static func input(_ name: String) -> String {
+        let dir = Fixtures.path("Golden/\(name)")
+        let file = (try? FileManager.default.contentsOfDirectory(atPath: dir))?.first { $0.hasPrefix("input.") } ?? "input.jpg"
+        return "\(dir)/\(file)"
+    }
+
+    static func truth(_ name: String) throws -> Truth {
+        try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: Fixtures.path("Golden/\(name)/truth.json"))))
+    }
+
+    static let yunet = try! FaceDetector(kind: .yunet)
+
+    @Test func thereArePicturesWithKnownFaces() {
+        #expect(Self.truthCases.count >= 5, "\(Self.truthCases)")
+    }
+
+    /// CenterFace and YuNet find every placed face (IoU ≥ 0.3 with its box) and nothing far from one.
+    @Test(arguments: [DetectorKind.centerface, .yunet])
+    func findsEveryPlacedFace(_ kind: DetectorKind) throws {
+        let cropper = FaceCropper(detector: kind == .centerface ? Fixtures.detector : Self.yunet)
+        for name in Self.truthCases {
+            let truth = try Self.truth(name)
+            let found = try cropper.analyze(Self.input(name)).faceRects
+            for t in truth.faces {
+                let box = Rect(x: t[0], y: t[1], width: t[2], height: t[3])
+                let best = found.map { $0.iou(box) }.max() ?? 0
+                #expect(best >= 0.3, "\(kind) \(name): the face at \(box) was not found (best IoU \(best))")
+            }
+            for f in found {
+                let near = truth.faces.contains { t in f.iou(Rect(x: t[0], y: t[1], width: t[2], height: t[3])) > 0.1 }
+                #expect(near, "\(kind) \(name): a face at \(f) where none was placed")
+            }
+        }
+    }
+
+    @Test func haarFindsTheFrontalPortrait() throws {
+        let haar = FaceCropper(detector: try FaceDetector(kind: .haar))
+        let truth = try Self.truth("haar-portrait")
+        let found = try haar.analyze(Self.input("haar-portrait")).faceRects
+        for t in truth.faces {
+            #expect(found.contains { $0.iou(Rect(x: t[0], y: t[1], width: t[2], height: t[3])) >= 0.3 }, "\(found)")
+        }
+    }
+
+    /// CenterFace's 5 points come decoded in facecrop's order (the eye on the image's left first, then the
+    /// other eye, the nose, the mouth corner on the image's left, the other one) and sit where a face has them.
+    @Test func centerfaceLandmarksAreDecodedInOrder() throws {
+        let analysis = try FaceCropper(detector: Fixtures.detector).analyze(Self.input("group-three-16x9"))
+        #expect(analysis.faces.count == 3)
+        for face in analysis.faces {
+            let box = face.boundingBox(in: analysis.size)
+            let p = try #require(face.landmarks).points(in: analysis.size)
+            let (eyeA, eyeB, nose, mouthA, mouthB) = (p[0], p[1], p[2], p[3], p[4])
+            #expect(eyeA.x < nose.x && nose.x < eyeB.x, "eyes \(eyeA) \(eyeB) around the nose \(nose)")
+            #expect(mouthA.x < mouthB.x)
+            #expect(max(eyeA.y, eyeB.y) < nose.y && nose.y < min(mouthA.y, mouthB.y), "eyes above the nose above the mouth")
+            for q in p { #expect(box.contains(Rect(x: q.x, y: q.y, width: 0, height: 0)), "\(q) outside \(box)") }
+            // Eyes in the upper half of the box, the mouth in the lower third.
+            #expect(max(eyeA.y, eyeB.y) < box.midY && min(mouthA.y, mouthB.y) > box.minY + box.height * 0.6)
+        }
+    }
+
+    /// OpenCV's ONNX importer must not keep the shapes of the first input it saw: one detector used at several
+    /// sizes in a row finds exactly what a fresh detector finds at each size.
+    @Test func aDetectorReusedAtOtherSizesMatchesAFreshOne() throws {
+        let sizes = [640, 320, 480, 200, 640]
+        let shared = try FaceDetector(kind: .centerface)
+        for size in sizes {
+            let path = Self.input("group-three-16x9")
+            let a = try FaceCropper(detector: shared, analysisSize: size).analyze(path)
+            let b = try FaceCropper(detector: try FaceDetector(kind: .centerface), analysisSize: size).analyze(path)
+            #expect(a.analysisSize == b.analysisSize)
+            #expect(a.faces.map(\.boundingBox) == b.faces.map(\.boundingBox), "size \(size)")
+            #expect(a.faces.map(\.confidence) == b.faces.map(\.confidence), "size \(size)")
+        }
+    }
+
+    /// Scores are at or above the threshold, and raising it only removes faces.
+    @Test(arguments: [DetectorKind.centerface, .yunet])
+    func theThresholdFiltersByScore(_ kind: DetectorKind) throws {
+        let detector = kind == .centerface ? Fixtures.detector : Self.yunet
+        let path = Self.input("group-three-16x9")
+        let low = try FaceCropper(detector: detector, threshold: 0.3).analyze(path).faces
+        let scores = low.map(\.confidence)
+        let cut = ((scores.min() ?? 0) + (scores.max() ?? 0)) / 2
+        let high = try FaceCropper(detector: detector, threshold: cut).analyze(path).faces
+        #expect(low.allSatisfy { $0.confidence >= 0.3 } && high.allSatisfy { $0.confidence >= cut })
+        #expect(!high.isEmpty && high.count < low.count, "\(kind): scores \(scores)")
+        for face in high { #expect(low.contains { $0.boundingBox == face.boundingBox }) }
+        #expect(FaceCropper(detector: detector).threshold == kind.profile.threshold)
+    }
+
+    /// `--model` takes a CenterFace file (the same faces as the built-in copy) and refuses another detector's model.
+    @Test func modelFilesAreCheckedForTheirDetector() throws {
+        let path = Self.input("group-three-16x9")
+        let fromFile = try FaceCropper(detector: try FaceDetector(kind: .centerface, modelPath: Fixtures.path("Models/centerface.onnx"))).analyze(path)
+        let builtIn = try FaceCropper(detector: Fixtures.detector).analyze(path)
+        #expect(fromFile.faces.map(\.boundingBox) == builtIn.faces.map(\.boundingBox))
+        let yunetModel = Fixtures.path("Models/face_detection_yunet_2023mar.onnx")
+        #expect(throws: FaceCropError.detector("the model is not a CenterFace model (it has no output '537')")) {
+            try FaceDetector(kind: .centerface, modelPath: yunetModel)
+        }
+        #expect(throws: FaceCropError.detector("the model is not a YuNet model (it has no output 'cls_8')")) {
+            try FaceDetector(kind: .yunet, modelPath: Fixtures.path("Models/centerface.onnx"))
+        }
+    }
+}
