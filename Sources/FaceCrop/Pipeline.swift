@@ -131,7 +131,8 @@ public struct FaceCropper: Sendable {
                 preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
             } else if header.loader.hasPrefix("jpegload") {
                 full = BackgroundTask { try header.inMemory() }
-                preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
+                let shrink = ShrinkOnLoad.factor(from: stored, box: analysisSize, headroom: ShrinkOnLoad.detectionHeadroom)
+                preview = try VipsImage.open(path, sequential: true, shrink: shrink).preview(box: analysisSize)
             } else {
                 let pixels = try header.inMemory()
                 decoded = pixels
@@ -283,10 +284,11 @@ public struct FaceCropper: Sendable {
         let o = analysis.orientation
         let stored = o.storedRect(forDisplay: crop, storedSize: analysis.storedSize)
         // Read again only when the first pass did not keep the pixels: then with JPEG shrink-on-load when the
-        // crop is at least `shrink` times the output on both sides.
+        // crop leaves libvips' headroom for the final resize (`ShrinkOnLoad`).
         var shrink = 1
         if analysis.decoded == nil, options.size != nil, analysis.loader.hasPrefix("jpegload") {
-            shrink = [8, 4, 2].first { crop.width / $0 >= outSize.width && crop.height / $0 >= outSize.height } ?? 1
+            shrink = ShrinkOnLoad.factor(
+                from: ImageSize(width: crop.width, height: crop.height), to: outSize, headroom: ShrinkOnLoad.outputHeadroom)
         }
         do {
             let source = try analysis.decoded ?? VipsImage.open(analysis.path, sequential: true, shrink: shrink)

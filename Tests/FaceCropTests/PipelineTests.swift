@@ -315,15 +315,21 @@ struct PipelineTests {
     }
 
     /// JPEG shrink-on-load for the crop gives the same picture as decoding at full size (within resampling noise).
+    /// Over the single-pass budget the crop is read again from the file, shrunk on load when the output is small
+    /// enough: the same pixels as a full decode, cropped and resized.
     @Test func shrinkOnLoadMatchesAFullDecode() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = Fixtures.path("Samples/group.jpg")
+        var cropper = cropper
+        cropper.singlePassBytes = 0  // read twice: the path that shrinks on load
         let analysis = try cropper.analyze(input)
+        #expect(analysis.decoded == nil)
         var options = CropOptions()
         options.aspect = .ratio(width: 16, height: 9)
         let crop = try cropper.plan(analysis, options: options)
         options.size = .exact(width: 400, height: 225)
+        #expect(ShrinkOnLoad.factor(from: ImageSize(width: crop.rect.width, height: crop.rect.height), to: ImageSize(width: 400, height: 225), headroom: ShrinkOnLoad.outputHeadroom) == 2)
         let fast = dir.appendingPathComponent("fast.png").path
         _ = try cropper.write(analysis, crop: crop.rect, to: fast, options: options)
         let full = try VipsImage.open(input, sequential: false).extract(crop.rect).resized(width: 400, height: 225)
