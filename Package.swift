@@ -43,10 +43,12 @@ let package = Package(
         // header: open a video, read a frame scaled to RGB and turned upright. Headers are on the default path; the
         // libraries are opened on first use (dlopen, see CVideo.c), so processes that read no video never load them.
         .target(name: "CVideo"),
+        // The VERSION file at the package root, embedded at compile time: the one place the version is written.
+        .target(name: "CVersion"),
         // Pure Swift: geometry, crop planning. No C imports, testable without pixels.
         .target(name: "FaceCropCore"),
         // Adapters over libvips, OpenCV, dlib and FFmpeg, and the pipeline.
-        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect", "CLandmarks", "CVideo"]),
+        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect", "CLandmarks", "CVideo", "CVersion"]),
         .executableTarget(
             name: "facecrop",
             dependencies: ["FaceCrop", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -62,7 +62,6 @@ public struct Analysis: Sendable {
 
 /// The face-aware crop pipeline: load → detect → plan → crop the full-resolution image → write.
 public struct FaceCropper: Sendable {
-    public static let version = "0.1.0"
     /// sharp's default input limit (0x3FFF × 0x3FFF).
     public static let defaultMaxPixels = 268_402_689
     /// 512 MiB: over 4 times the largest camera files (a 100 MP 16-bit TIFF is 600 MB uncompressed, but
