@@ -17,6 +17,7 @@ demo: build
 test: setup check-docs
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
+	scripts/check-consumer.sh --bin .build/debug/facecrop
 
 test-fast: setup check-docs
 	$(SWIFT) build --build-tests
