@@ -1,7 +1,7 @@
 # facecrop: `make demo` sets up and crops the bundled samples; `make test` sets up and runs every test;
 # `make test-fast` runs the unit tests only (the pure core and argument parsing; tiers in CONTRIBUTING.md).
-# `make install` (PREFIX, DESTDIR) installs the command, its man page and completions.
-# The version is the VERSION file's.
+# `make install` (PREFIX, DESTDIR) installs the command, its man page and completions; `make deb` builds a
+# Debian package. The version is the VERSION file's.
 SWIFT ?= swift
 VERSION := $(shell tr -d '[:space:]' < VERSION)
 BIN := .build/release/facecrop
@@ -20,8 +20,8 @@ STRIP_FLAG ?= -s
 DOC_SOURCES := LICENSE THIRD_PARTY_NOTICES.md CHANGELOG.md $(wildcard Models/LICENSE-*.txt)
 DOC_FILES := $(notdir $(DOC_SOURCES))
 
-.PHONY: setup build dist demo test test-fast check-docs check-install install install-files uninstall bench accuracy
-.PHONY: format clean
+.PHONY: setup build dist demo test test-fast check-docs check-install check-deb install install-files uninstall deb
+.PHONY: bench accuracy format clean
 
 setup:
 	scripts/setup.sh
@@ -31,7 +31,7 @@ setup:
 build: setup
 	$(SWIFT) build -c release --product facecrop --static-swift-stdlib
 
-# Man page and shell completions for install.
+# Man page and shell completions for install and deb.
 dist: build
 	scripts/make-dist.sh $(BIN) $(DIST)
 
@@ -42,16 +42,20 @@ test: setup check-docs
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
 	scripts/check-consumer.sh --bin .build/debug/facecrop
-	$(MAKE) check-install
+	$(MAKE) check-install check-deb
 
 # make install into a temporary DESTDIR, run from there with an empty environment, make uninstall.
 check-install: dist
 	scripts/check-install.sh
 
+# make deb, dpkg -i, run /usr/bin/facecrop with an empty environment, dpkg -r (needs root).
+check-deb: deb
+	scripts/check-deb.sh dist/facecrop_$(VERSION)_$$(dpkg --print-architecture).deb
+
 install: dist
 	$(MAKE) --no-print-directory install-files
 
-# The copying alone, from what dist made.
+# The copying alone, from what dist made (make-deb.sh stages the package with it).
 install-files:
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -67,6 +71,10 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/facecrop $(DESTDIR)$(ZSHCOMPDIR)/_facecrop $(DESTDIR)$(FISHCOMPDIR)/facecrop.fish
 	cd $(DESTDIR)$(DOCDIR) 2>/dev/null && rm -f $(DOC_FILES) || true
 	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# dist/facecrop_VERSION_ARCH.deb for this machine's Debian architecture.
+deb: dist
+	scripts/make-deb.sh
 
 test-fast: setup check-docs
 	$(SWIFT) build --build-tests
@@ -91,4 +99,4 @@ format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build demo-out .artifacts
+	rm -rf .build demo-out .artifacts dist
