@@ -37,7 +37,7 @@ cmp -s "$tmp/out.jpg" "$tmp/built.jpg" || fail "the installed binary's crop diff
 man=$dest$prefix/share/man/man1/facecrop.1
 grep -q '^\.Dt FACECROP 1$' "$man" || fail "$man is not a man page of section 1"
 for sub in batch detect rank annotate best-frame; do grep -q "$sub" "$man" || fail "the man page does not mention '$sub'"; done
-MANWIDTH=80 man -l "$man" 2>/dev/null | grep -q "facecrop" || fail "man cannot format $man"
+grep -q "best-frame" <<<"$(MANWIDTH=80 man -l "$man" 2>/dev/null)" || fail "man cannot format $man"
 bash_c=$dest$prefix/share/bash-completion/completions/facecrop
 zsh_c=$dest$prefix/share/zsh/site-functions/_facecrop
 fish_c=$dest$prefix/share/fish/vendor_completions.d/facecrop.fish
