@@ -86,9 +86,9 @@ Suggests: libdlib-data, opencv-data
 Section: graphics
 Priority: optional
 Description: face-aware crops and thumbnails for servers and build pipelines
- facecrop finds every face in a photo (YuNet through OpenCV, built in) and cuts
- a crop of the requested aspect ratio or size around them from the
- full-resolution image with libvips. It also lists faces with their capture
+ facecrop finds every face in a photo (CenterFace or YuNet through OpenCV,
+ built in) and cuts a crop of the requested aspect ratio or size around them
+ from the full-resolution image with libvips. It also lists faces with their capture
  quality, ranks photos, annotates them, and picks the best frame of a short
  video or Live Photo.
  .
