@@ -1,15 +1,39 @@
 # facecrop: `make demo` sets up and crops the bundled samples; `make test` sets up and runs every test;
 # `make test-fast` runs the unit tests only (the pure core and argument parsing; tiers in CONTRIBUTING.md).
+# `make install` (PREFIX, DESTDIR) installs the command, its man page and completions; `make deb` builds a
+# Debian package. The version is the VERSION file's.
 SWIFT ?= swift
+VERSION := $(shell tr -d '[:space:]' < VERSION)
 BIN := .build/release/facecrop
+DIST := .build/dist
 
-.PHONY: setup build demo test test-fast check-docs bench accuracy format clean
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/facecrop
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+INSTALL ?= install
+# The installed binary is stripped of its symbol tables (about half its size); STRIP_FLAG= keeps them.
+STRIP_FLAG ?= -s
+DOC_SOURCES := LICENSE THIRD_PARTY_NOTICES.md CHANGELOG.md $(wildcard Models/LICENSE-*.txt)
+DOC_FILES := $(notdir $(DOC_SOURCES))
+
+.PHONY: setup build dist demo test test-fast check-docs check-install check-deb install install-files uninstall deb
+.PHONY: bench accuracy format clean
 
 setup:
 	scripts/setup.sh
 
+# The Swift runtime is linked statically: the binary runs without the toolchain (it needs only Debian's
+# libraries, see docs/install.md). Every release target shares this one build.
 build: setup
-	$(SWIFT) build -c release --product facecrop
+	$(SWIFT) build -c release --product facecrop --static-swift-stdlib
+
+# Man page and shell completions for install and deb.
+dist: build
+	scripts/make-dist.sh $(BIN) $(DIST)
 
 demo: build
 	scripts/demo.sh $(BIN)
@@ -17,6 +41,40 @@ demo: build
 test: setup check-docs
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
+	scripts/check-consumer.sh --bin .build/debug/facecrop
+	$(MAKE) check-install check-deb
+
+# make install into a temporary DESTDIR, run from there with an empty environment, make uninstall.
+check-install: dist
+	scripts/check-install.sh
+
+# make deb, dpkg -i, run /usr/bin/facecrop with an empty environment, dpkg -r (needs root).
+check-deb: deb
+	scripts/check-deb.sh dist/facecrop_$(VERSION)_$$(dpkg --print-architecture).deb
+
+install: dist
+	$(MAKE) --no-print-directory install-files
+
+# The copying alone, from what dist made (make-deb.sh stages the package with it).
+install-files:
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	$(INSTALL) -m 755 $(STRIP_FLAG) $(BIN) $(DESTDIR)$(BINDIR)/facecrop
+	$(INSTALL) -m 644 $(DIST)/man1/facecrop.1 $(DESTDIR)$(MANDIR)/man1/facecrop.1
+	$(INSTALL) -m 644 $(DIST)/completions/facecrop.bash $(DESTDIR)$(BASHCOMPDIR)/facecrop
+	$(INSTALL) -m 644 $(DIST)/completions/_facecrop $(DESTDIR)$(ZSHCOMPDIR)/_facecrop
+	$(INSTALL) -m 644 $(DIST)/completions/facecrop.fish $(DESTDIR)$(FISHCOMPDIR)/facecrop.fish
+	$(INSTALL) -m 644 $(DOC_SOURCES) $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/facecrop $(DESTDIR)$(MANDIR)/man1/facecrop.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/facecrop $(DESTDIR)$(ZSHCOMPDIR)/_facecrop $(DESTDIR)$(FISHCOMPDIR)/facecrop.fish
+	cd $(DESTDIR)$(DOCDIR) 2>/dev/null && rm -f $(DOC_FILES) || true
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# dist/facecrop_VERSION_ARCH.deb for this machine's Debian architecture.
+deb: dist
+	scripts/make-deb.sh
 
 test-fast: setup check-docs
 	$(SWIFT) build --build-tests
@@ -41,4 +99,4 @@ format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build demo-out .artifacts
+	rm -rf .build demo-out .artifacts dist

@@ -1,11 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Debian's multiarch folder, where glib keeps glibconfig.h (libvips-dev, Debian bookworm).
+// glib's glibconfig.h lives in Debian's multiarch folder: CVipsShim/glib holds a committed symlink for each
+// architecture (config-x86_64, config-aarch64) and searches the one of the machine it is built for.
 #if arch(arm64)
-let debianMultiarch = "aarch64-linux-gnu"
+let glibConfigInclude = "glib/config-aarch64"
 #else
-let debianMultiarch = "x86_64-linux-gnu"
+let glibConfigInclude = "glib/config-x86_64"
 #endif
 
 let package = Package(
@@ -19,10 +20,13 @@ let package = Package(
     ],
     targets: [
         // Fixed-arity C wrappers over libvips' variadic API; Swift sees only opaque pointers. libvips' flags are
-        // given here rather than through pkg-config, whose "-pthread" SwiftPM rejects with a warning on every build.
+        // given here rather than through pkg-config, whose "-pthread" SwiftPM rejects with a warning on every build;
+        // glib's headers through committed symlinks (glib/include -> /usr/include/glib-2.0, glib/config-<arch> ->
+        // /usr/lib/<multiarch>/glib-2.0/include): unsafeFlags would bar packages depending on facecrop by version.
         .target(
             name: "CVipsShim",
-            cSettings: [.unsafeFlags(["-I/usr/include/glib-2.0", "-I/usr/lib/\(debianMultiarch)/glib-2.0/include"])],
+            exclude: ["glib"],
+            cSettings: [.headerSearchPath("glib/include"), .headerSearchPath(glibConfigInclude)],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would pull in
@@ -43,10 +47,12 @@ let package = Package(
         // header: open a video, read a frame scaled to RGB and turned upright. Headers are on the default path; the
         // libraries are opened on first use (dlopen, see CVideo.c), so processes that read no video never load them.
         .target(name: "CVideo"),
+        // The VERSION file at the package root, embedded at compile time: the one place the version is written.
+        .target(name: "CVersion"),
         // Pure Swift: geometry, crop planning. No C imports, testable without pixels.
         .target(name: "FaceCropCore"),
         // Adapters over libvips, OpenCV, dlib and FFmpeg, and the pipeline.
-        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect", "CLandmarks", "CVideo"]),
+        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect", "CLandmarks", "CVideo", "CVersion"]),
         .executableTarget(
             name: "facecrop",
             dependencies: ["FaceCrop", .product(name: "ArgumentParser", package: "swift-argument-parser")]

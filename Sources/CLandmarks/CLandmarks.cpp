@@ -95,6 +95,7 @@ template <> struct image_traits<clm::RGBView> {
 struct CLMPredictor {
     dlib::shape_predictor model;
     bool from_cache = false;
+    std::string written_cache; // empty unless this load wrote the cache
 };
 
 namespace {
@@ -359,7 +360,7 @@ extern "C" CLMPredictor *clm_create(const char *model_path, const char *cache_di
                 try {
                     std::error_code ignored;
                     std::filesystem::create_directories(cache_dir, ignored);
-                    write_cache(predictor->model, key, cache);
+                    if (write_cache(predictor->model, key, cache)) predictor->written_cache = cache;
                 } catch (...) {
                     // The cache is an optimisation: without it the next load parses the model again.
                 }
@@ -376,6 +377,10 @@ extern "C" void clm_free(CLMPredictor *predictor) { delete predictor; }
 extern "C" int clm_parts(const CLMPredictor *predictor) { return predictor ? int(predictor->model.num_parts()) : 0; }
 
 extern "C" int clm_loaded_from_cache(const CLMPredictor *predictor) { return predictor && predictor->from_cache; }
+
+extern "C" const char *clm_written_cache(const CLMPredictor *predictor) {
+    return predictor && !predictor->written_cache.empty() ? predictor->written_cache.c_str() : nullptr;
+}
 
 // shape_predictor::operator() (dlib/image_processing/shape_predictor.h) step by step through the same public
 // dlib functions, keeping the final points in sub-pixel precision instead of rounding them to dlib::point.

@@ -111,11 +111,9 @@ static VipsFailOn fail_level(int fail_on_truncated) {
     return fail_on_truncated ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE;
 }
 
-int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
-    *out = NULL;
-    last_warning[0] = 0;
-    VipsSource *source = vips_source_new_from_file(path);
-    if (!source) return -1;
+// Opens an image from a source (taking over the caller's reference): the loader is found from the first bytes,
+// and one that is blocked is refused before it runs.
+static int open_source(VipsSource *source, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
     const char *loader = vips_foreign_find_load_source(source);
     if (!loader) {
         g_object_unref(source);
@@ -143,17 +141,47 @@ int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink,
     return 0;
 }
 
+// libvips 8.14's thumbnail_source does not hand its own fail_on to the loader: the loader's option string does.
+static int thumbnail_source(VipsSource *source, int width, int height, int fail_on_truncated, FCImage **out) {
+    int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_BOTH, "option_string",
+                                   fail_on_truncated ? "fail_on=truncated" : "", NULL);
+    g_object_unref(source);
+    return rc;
+}
+
+int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
+    *out = NULL;
+    last_warning[0] = 0;
+    VipsSource *source = vips_source_new_from_file(path);
+    if (!source) return -1;
+    return open_source(source, sequential, fail_on_truncated, shrink, out);
+}
+
 int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out) {
     *out = NULL;
     last_warning[0] = 0;
     VipsSource *source = vips_source_new_from_file(path);
     if (!source) return -1;
-    // libvips 8.14's thumbnail_source does not hand its own fail_on to the loader: the loader's
-    // option string does.
-    int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_BOTH, "option_string",
-                                   fail_on_truncated ? "fail_on=truncated" : "", NULL);
-    g_object_unref(source);
-    return rc;
+    return thumbnail_source(source, width, height, fail_on_truncated, out);
+}
+
+FCBlob *fc_blob_copy(const void *data, size_t length) { return vips_blob_copy(data, length); }
+void fc_blob_unref(FCBlob *blob) { if (blob) vips_area_unref(VIPS_AREA(blob)); }
+
+int fc_open_blob(FCBlob *blob, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
+    *out = NULL;
+    last_warning[0] = 0;
+    VipsSource *source = vips_source_new_from_blob(blob);
+    if (!source) return -1;
+    return open_source(source, sequential, fail_on_truncated, shrink, out);
+}
+
+int fc_thumbnail_blob(FCBlob *blob, int width, int height, int fail_on_truncated, FCImage **out) {
+    *out = NULL;
+    last_warning[0] = 0;
+    VipsSource *source = vips_source_new_from_blob(blob);
+    if (!source) return -1;
+    return thumbnail_source(source, width, height, fail_on_truncated, out);
 }
 
 int fc_preview(FCImage *in, int box, FCImage **out) {
@@ -352,6 +380,31 @@ int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int str
     case FC_AVIF:
         return vips_heifsave(in, path, "Q", q, "strip", strip, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                              NULL);
+    }
+    vips_error("facecrop", "unknown output format %d", (int)format);
+    return -1;
+}
+
+int fc_save_memory(FCImage *in, FCFormat format, int quality, int strip, void **out, size_t *length) {
+    *out = NULL;
+    *length = 0;
+    int q = quality > 0 ? quality : 80;
+    switch (format) {
+    case FC_JPEG:
+        return vips_jpegsave_buffer(in, out, length, "Q", q, "strip", strip, NULL);
+    case FC_PNG:
+        return vips_pngsave_buffer(in, out, length, "strip", strip, NULL);
+    case FC_WEBP:
+        return vips_webpsave_buffer(in, out, length, "Q", q, "strip", strip, NULL);
+    case FC_TIFF:
+        return vips_tiffsave_buffer(in, out, length, "strip", strip, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE,
+                                    NULL);
+    case FC_HEIF:
+        return vips_heifsave_buffer(in, out, length, "Q", q, "strip", strip, "compression",
+                                    VIPS_FOREIGN_HEIF_COMPRESSION_HEVC, NULL);
+    case FC_AVIF:
+        return vips_heifsave_buffer(in, out, length, "Q", q, "strip", strip, "compression",
+                                    VIPS_FOREIGN_HEIF_COMPRESSION_AV1, NULL);
     }
     vips_error("facecrop", "unknown output format %d", (int)format);
     return -1;

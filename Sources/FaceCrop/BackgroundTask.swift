@@ -42,6 +42,21 @@ private func startThread(_ work: @escaping () -> Void) -> pthread_t? {
     return nil
 }
 
+/// Runs `work` on a new detached thread (nothing joins it), or right here if no thread can be made.
+func runDetached(_ work: @escaping @Sendable () -> Void) {
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    var thread = pthread_t()
+    let job = Unmanaged.passRetained(Job(work)).toOpaque()
+    let started = pthread_create(&thread, &attributes, { raw in
+        Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().run()
+        return nil
+    }, job) == 0
+    if !started { Unmanaged<Job>.fromOpaque(job).takeRetainedValue().run() }
+}
+
 /// Calls `body` for every index in 0..<count on `jobs` threads, each taking the next index in turn. `body`
 /// returns false to start no further indices (those under way finish). Returns when all have finished.
 public func concurrentForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Bool) {

@@ -19,6 +19,9 @@ public final class LandmarkFitter: Sendable {
     public let pointCount: Int
     /// Whether the model came from the raw cache rather than from dlib's file.
     public let loadedFromCache: Bool
+    /// The cache file this load wrote (dlib parsed the model, and its raw copy was saved for later loads); nil
+    /// when it wrote none. Tell the user `cacheWrittenNote`.
+    public let writtenCachePath: String?
     private let handle: Handle
 
     private struct Handle: ~Copyable, @unchecked Sendable {  // the C++ predictor is immutable after loading
@@ -36,6 +39,7 @@ public final class LandmarkFitter: Sendable {
         self.modelPath = modelPath
         self.pointCount = Int(clm_parts(pointer))
         self.loadedFromCache = clm_loaded_from_cache(pointer) != 0
+        self.writtenCachePath = clm_written_cache(pointer).map { String(cString: $0) }
         self.handle = Handle(pointer: pointer)
     }
 
@@ -44,6 +48,15 @@ public final class LandmarkFitter: Sendable {
     public static func loadDefault() throws(FaceCropError) -> LandmarkFitter? {
         guard access(defaultModelPath, F_OK) == 0 else { return nil }
         return try LandmarkFitter()
+    }
+
+    /// What to tell the user, once, when this load wrote the cache (nil when it did not): where the file is, how
+    /// large, and how to move or remove it.
+    public var cacheWrittenNote: String? {
+        guard let path = writtenCachePath else { return nil }
+        var info = stat()
+        let size = stat(path, &info) == 0 ? " \((Int(info.st_size) + 500_000) / 1_000_000) MB" : ""
+        return "Note: saved a\(size) copy of dlib's landmark model as '\(path)', so that later runs load it in a fraction of a second; set FACECROP_CACHE_DIR to keep it elsewhere, or delete it (it is made again when needed)."
     }
 
     /// `$FACECROP_CACHE_DIR`, else `$XDG_CACHE_HOME/facecrop`, else `$HOME/.cache/facecrop`; nil without any.

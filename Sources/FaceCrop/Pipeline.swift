@@ -55,14 +55,25 @@ public struct Analysis: Sendable {
     /// The whole image decoded in memory (stored orientation) when it fit `FaceCropper.singlePassBytes`.
     let decoded: VipsImage?
     let interpretation: String
+    /// The encoded bytes the image came from when it was read from memory (`analyze(bytes:name:)`); nil when it
+    /// came from the file at `path`.
+    var memory: VipsBlob? = nil
 
     /// Face boxes in pixels of the upright full-resolution image.
     public var faceRects: [Rect] { faces.map { $0.boundingBox(in: size) } }
+
+    /// Where the image can be read again.
+    var input: ImageInput { memory.map { .memory($0, name: path) } ?? .file(path) }
+
+    /// The whole image: the decoded pixels when they were kept, else read again (sequentially).
+    func reopen(shrink: Int = 1) throws(VipsError) -> VipsImage {
+        if let decoded { return decoded }
+        return try input.open(sequential: true, shrink: shrink)
+    }
 }
 
 /// The face-aware crop pipeline: load → detect → plan → crop the full-resolution image → write.
 public struct FaceCropper: Sendable {
-    public static let version = "0.1.0"
     /// sharp's default input limit (0x3FFF × 0x3FFF).
     public static let defaultMaxPixels = 268_402_689
     /// 512 MiB: over 4 times the largest camera files (a 100 MP 16-bit TIFF is 600 MB uncompressed, but
@@ -111,8 +122,30 @@ public struct FaceCropper: Sendable {
     public func analyze(_ path: String) throws(FaceCropError) -> Analysis {
         let start = ContinuousClock.now
         try InputCheck.readableFile(path, maxBytes: maxFileSize)
+        return try analyze(.file(path), since: start)
+    }
+
+    /// `analyze` on an encoded image (JPEG, PNG, WebP, TIFF, GIF, HEIC/AVIF, ...) held in memory: the same result
+    /// as from a file holding these bytes, without writing anything to disk. The bytes are copied once; `name`
+    /// stands for the path in messages and reports.
+    public func analyze(bytes: [UInt8], name: String = FaceCropper.memoryName) throws(FaceCropError) -> Analysis {
+        let start = ContinuousClock.now
+        if bytes.isEmpty { throw .inputEmpty(name) }
+        if bytes.count > maxFileSize { throw .fileTooLarge(name, bytes: bytes.count, limit: maxFileSize) }
+        let blob: VipsBlob
+        do { blob = try VipsBlob(bytes) } catch { throw .imageProcessing(error.message) }
+        var analysis = try analyze(.memory(blob, name: name), since: start)
+        analysis.memory = blob
+        return analysis
+    }
+
+    /// What stands for the path of an image given as bytes, unless the caller names it.
+    public static let memoryName = "(memory)"
+
+    private func analyze(_ input: ImageInput, since start: ContinuousClock.Instant) throws(FaceCropError) -> Analysis {
+        let path = input.name
         let header: VipsImage
-        do { header = try VipsImage.open(path, sequential: true) } catch { throw Self.readError(path, error) }
+        do { header = try input.open(sequential: true) } catch { throw Self.readError(input, error) }
         let stored = header.size
         guard stored.width > 0, stored.height > 0 else { throw .notAnImage(path) }
         if stored.width * stored.height > maxPixels {
@@ -128,11 +161,11 @@ public struct FaceCropper: Sendable {
         let preview: VipsImage
         do {
             if header.decodedBytes > singlePassBytes {
-                preview = try VipsImage.thumbnail(path, box: self.analysisSize).inMemory()
+                preview = try input.thumbnail(box: self.analysisSize).inMemory()
             } else if header.loader.hasPrefix("jpegload") {
                 full = BackgroundTask { try header.inMemory() }
                 let shrink = ShrinkOnLoad.factor(from: stored, box: analysisSize, headroom: ShrinkOnLoad.detectionHeadroom)
-                preview = try VipsImage.open(path, sequential: true, shrink: shrink).preview(box: analysisSize)
+                preview = try input.open(sequential: true, shrink: shrink).preview(box: analysisSize)
             } else {
                 let pixels = try header.inMemory()
                 decoded = pixels
@@ -143,7 +176,7 @@ public struct FaceCropper: Sendable {
             // reported (it read the whole file).
             var error: any Error = error
             if let full, case .failure(let fullError) = Result(catching: { try full.value() }) { error = fullError }
-            if let error = error as? VipsError { throw Self.readError(path, error) }
+            if let error = error as? VipsError { throw Self.readError(input, error) }
             throw .imageProcessing("\(error)")
         }
         let loaded = ContinuousClock.now
@@ -160,7 +193,7 @@ public struct FaceCropper: Sendable {
         }
         let detectedAt = ContinuousClock.now
         if let full {
-            do { decoded = try full.value() } catch let error as VipsError { throw Self.readError(path, error) } catch {
+            do { decoded = try full.value() } catch let error as VipsError { throw Self.readError(input, error) } catch {
                 throw .imageProcessing("\(error)")
             }
         }
@@ -281,6 +314,41 @@ public struct FaceCropper: Sendable {
     public func write(_ analysis: Analysis, crop: PixelRect, to output: String, options: CropOptions) throws(FaceCropError) -> OutputInfo {
         let format = try OutputCheck.writable(output, input: analysis.path)
         let outSize = Self.outputSize(for: crop, options.size)
+        do {
+            let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
+            try AtomicFile.write(to: output) { tmp throws(VipsError) in
+                try image.save(to: tmp, format: format, quality: options.quality, strip: options.strip)
+            }
+        } catch let error as VipsError {
+            // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
+            // otherwise the second read of the file may be what failed.
+            throw analysis.decoded != nil ? .writeFailed(output, detail: error.message) : Self.readError(analysis.input, error)
+        } catch let error as FaceCropError {
+            throw error
+        } catch {
+            throw .writeFailed(output, detail: "\(error)")
+        }
+        return OutputInfo(path: output, width: outSize.width, height: outSize.height, format: format)
+    }
+
+    /// `write` into memory: the bytes it would write to a file of that format, byte for byte; no file is touched.
+    /// `OutputInfo.path` is `FaceCropper.memoryName`.
+    public func encode(_ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions) throws(FaceCropError) -> (bytes: [UInt8], info: OutputInfo) {
+        guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(Self.memoryName + "." + format.rawValue) }
+        let outSize = Self.outputSize(for: crop, options.size)
+        let bytes: [UInt8]
+        do throws(VipsError) {
+            let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
+            bytes = try image.encoded(format: format, quality: options.quality, strip: options.strip)
+        } catch {
+            throw analysis.decoded != nil ? .imageProcessing(error.message) : Self.readError(analysis.input, error)
+        }
+        return (bytes, OutputInfo(path: Self.memoryName, width: outSize.width, height: outSize.height, format: format))
+    }
+
+    /// The crop cut from the full-resolution image, resized to `size`, upright, in sRGB and without alpha when
+    /// `format` has none: what `write` and `encode` save.
+    private static func output(_ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, options: CropOptions, format: ImageFormat) throws(VipsError) -> VipsImage {
         let o = analysis.orientation
         let stored = o.storedRect(forDisplay: crop, storedSize: analysis.storedSize)
         // Read again only when the first pass did not keep the pixels: then with JPEG shrink-on-load when the
@@ -290,33 +358,20 @@ public struct FaceCropper: Sendable {
             shrink = ShrinkOnLoad.factor(
                 from: ImageSize(width: crop.width, height: crop.height), to: outSize, headroom: ShrinkOnLoad.outputHeadroom)
         }
-        do {
-            let source = try analysis.decoded ?? VipsImage.open(analysis.path, sequential: true, shrink: shrink)
-            let sx = Double(source.width) / Double(analysis.storedSize.width)
-            let sy = Double(source.height) / Double(analysis.storedSize.height)
-            let x0 = Int((Double(stored.x) * sx).rounded(.down)), y0 = Int((Double(stored.y) * sy).rounded(.down))
-            let x1 = min(source.width, Int((Double(stored.x + stored.width) * sx).rounded(.up)))
-            let y1 = min(source.height, Int((Double(stored.y + stored.height) * sy).rounded(.up)))
-            var image = try source.extract(PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0)))
-            let storedOut = o.swapsAxes ? ImageSize(width: outSize.height, height: outSize.width) : outSize
-            image = try image.resized(width: storedOut.width, height: storedOut.height)
-            // autorot needs random access for quarter turns: rotate the (small) crop in memory.
-            if o != .up { image = try image.inMemory().upright() }
-            if analysis.interpretation == "cmyk" { image = try image.sRGB() }
-            if !format.supportsAlpha { image = try image.flattenedOnWhite() }
-            try AtomicFile.write(to: output) { tmp throws(VipsError) in
-                try image.save(to: tmp, format: format, quality: options.quality, strip: options.strip)
-            }
-        } catch let error as VipsError {
-            // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
-            // otherwise the second read of the file may be what failed.
-            throw analysis.decoded != nil ? .writeFailed(output, detail: error.message) : Self.readError(analysis.path, error)
-        } catch let error as FaceCropError {
-            throw error
-        } catch {
-            throw .writeFailed(output, detail: "\(error)")
-        }
-        return OutputInfo(path: output, width: outSize.width, height: outSize.height, format: format)
+        let source = try analysis.reopen(shrink: shrink)
+        let sx = Double(source.width) / Double(analysis.storedSize.width)
+        let sy = Double(source.height) / Double(analysis.storedSize.height)
+        let x0 = Int((Double(stored.x) * sx).rounded(.down)), y0 = Int((Double(stored.y) * sy).rounded(.down))
+        let x1 = min(source.width, Int((Double(stored.x + stored.width) * sx).rounded(.up)))
+        let y1 = min(source.height, Int((Double(stored.y + stored.height) * sy).rounded(.up)))
+        var image = try source.extract(PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0)))
+        let storedOut = o.swapsAxes ? ImageSize(width: outSize.height, height: outSize.width) : outSize
+        image = try image.resized(width: storedOut.width, height: storedOut.height)
+        // autorot needs random access for quarter turns: rotate the (small) crop in memory.
+        if o != .up { image = try image.inMemory().upright() }
+        if analysis.interpretation == "cmyk" { image = try image.sRGB() }
+        if !format.supportsAlpha { image = try image.flattenedOnWhite() }
+        return image
     }
 
     /// The whole job for one image. `output` nil plans without writing (dry run).
@@ -335,6 +390,22 @@ public struct FaceCropper: Sendable {
         }
         analysis.timings.total = Self.ms(start, .now)
         return report(analysis, crop: crop, output: out)
+    }
+
+    /// The whole job in memory: an encoded image in, its crop encoded as `format` out, with the report. The
+    /// bytes are those `run` would write to a file of that format for the same image, and no file is read or
+    /// written. `name` stands for the input's path in messages and the report.
+    public func run(bytes: [UInt8], name: String = FaceCropper.memoryName, format: ImageFormat, options: CropOptions) throws(FaceCropError) -> CroppedImage {
+        let start = ContinuousClock.now
+        var analysis = try screen(analyze(bytes: bytes, name: name), minimum: options.minQuality)
+        let planStart = ContinuousClock.now
+        let crop = try plan(analysis, options: options)
+        analysis.timings.plan = Self.ms(planStart, .now)
+        let writeStart = ContinuousClock.now
+        let (output, info) = try encode(analysis, crop: crop.rect, as: format, options: options)
+        analysis.timings.write = Self.ms(writeStart, .now)
+        analysis.timings.total = Self.ms(start, .now)
+        return CroppedImage(bytes: output, report: report(analysis, crop: crop, output: info))
     }
 
     /// The `--json` report. `landmarks` adds each face's landmark regions (measured with its quality).
@@ -369,14 +440,17 @@ public struct FaceCropper: Sendable {
     /// libvips' reading errors in facecrop's words. A message may belong to another thread's failure
     /// (libvips' error buffer is process-wide), so a failed file is read once more with libvips to itself:
     /// its header, then all its pixels (in memory within the single-pass budget, else shrunk on load).
-    static func readError(_ path: String, _ error: VipsError) -> FaceCropError {
+    static func readError(_ path: String, _ error: VipsError) -> FaceCropError { readError(.file(path), error) }
+
+    static func readError(_ input: ImageInput, _ error: VipsError) -> FaceCropError {
+        let path = input.name
         var error = error
         if error.kind == .other {
             let again = VipsImage.exclusively { () -> VipsError? in
                 _ = VipsError.take()  // messages of calls that overlapped the failure: their threads read again too
                 do throws(VipsError) {
-                    let header = try VipsImage.open(path, sequential: true)
-                    _ = try header.decodedBytes > defaultSinglePassBytes ? VipsImage.thumbnail(path, box: 640) : header.inMemory()
+                    let header = try input.open(sequential: true)
+                    _ = try header.decodedBytes > defaultSinglePassBytes ? input.thumbnail(box: 640) : header.inMemory()
                     return nil
                 } catch {
                     return error
@@ -386,7 +460,7 @@ public struct FaceCropper: Sendable {
         }
         switch error.kind {
         case .notAnImage:
-            guard let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }
+            guard case .file = input, let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }
             if format == InputCheck.video { return .inputIsVideo(path) }
             return .corruptImage(path, detail: "it starts like a \(format) file, but its header cannot be read")
         case .blocked: return .blockedLoader(path)

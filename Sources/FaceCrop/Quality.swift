@@ -98,12 +98,12 @@ public final class QualityAnalyzer: Sendable {
         stored = PixelRect(x: stored.x - dx, y: stored.y - dy, width: stored.width + dx, height: stored.height + dy)
         var ratio: Float = 1
         do {
-            let source = try analysis.decoded ?? VipsImage.open(analysis.path, sequential: true)
+            let source = try analysis.reopen()
             var error = [CChar](repeating: 0, count: 512)
             let rc = try source.extract(stored).inMemory().withRGB8 { rgb, w, h in cfd_blockiness(rgb, Int32(w), Int32(h), &ratio, &error, error.count) }
             guard rc == 0 else { return 1 }
         } catch let error as VipsError {
-            throw FaceCropper.readError(analysis.path, error)
+            throw FaceCropper.readError(analysis.input, error)
         } catch {
             throw .imageProcessing("\(error)")
         }
@@ -127,7 +127,7 @@ public final class QualityAnalyzer: Sendable {
         var metrics = CFDFaceMetrics()
         var points: [Point]?
         do {
-            let source = try analysis.decoded ?? VipsImage.open(analysis.path, sequential: true)
+            let source = try analysis.reopen()
             let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
             let face = try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
             var error = [CChar](repeating: 0, count: 512)
@@ -144,7 +144,7 @@ public final class QualityAnalyzer: Sendable {
         } catch let error as FaceCropError {
             throw error
         } catch let error as VipsError {
-            throw FaceCropper.readError(analysis.path, error)
+            throw FaceCropper.readError(analysis.input, error)
         } catch {
             throw .imageProcessing("\(error)")
         }

@@ -87,6 +87,13 @@ public struct CropInfo: Codable, Sendable {
     public var fallback: NoFacePolicy?
 }
 
+/// A crop made in memory (`FaceCropper.run(bytes:name:format:options:)`): the encoded output and the report.
+public struct CroppedImage: Sendable {
+    /// The crop, encoded in the requested format.
+    public var bytes: [UInt8]
+    public var report: CropReport
+}
+
 public struct OutputInfo: Codable, Sendable {
     public var path: String
     public var width: Int

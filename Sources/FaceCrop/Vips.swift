@@ -131,6 +131,16 @@ final class VipsImage: @unchecked Sendable {
         try make { fc_thumbnail(path, Int32(box), Int32(box), 1, $0) }
     }
 
+    /// `open` on encoded bytes in memory.
+    static func open(_ blob: VipsBlob, sequential: Bool, shrink: Int = 1) throws(VipsError) -> VipsImage {
+        try make { fc_open_blob(blob.pointer, sequential ? 1 : 0, 1, Int32(shrink), $0) }
+    }
+
+    /// `thumbnail` on encoded bytes in memory.
+    static func thumbnail(_ blob: VipsBlob, box: Int) throws(VipsError) -> VipsImage {
+        try make { fc_thumbnail_blob(blob.pointer, Int32(box), Int32(box), 1, $0) }
+    }
+
     /// A shrunk upright in-memory copy of an image already in memory.
     func preview(box: Int) throws(VipsError) -> VipsImage {
         try Self.make { fc_preview(pointer, Int32(box), $0) }
@@ -184,6 +194,16 @@ final class VipsImage: @unchecked Sendable {
         try Self.check { fc_save(pointer, path, format.shimFormat, Int32(quality ?? 0), strip ? 1 : 0) }
     }
 
+    /// The bytes `save(to:format:quality:strip:)` would write, in memory (same encoder, same options).
+    func encoded(format: ImageFormat, quality: Int?, strip: Bool) throws(VipsError) -> [UInt8] {
+        var data: UnsafeMutableRawPointer?
+        var length = 0
+        try Self.check { fc_save_memory(pointer, format.shimFormat, Int32(quality ?? 0), strip ? 1 : 0, &data, &length) }
+        defer { fc_free(data) }
+        guard let data else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
+    }
+
     static func canSave(_ format: ImageFormat) -> Bool { vipsStarted && fc_can_save(format.shimFormat) != 0 }
 
     /// Largest channel difference and the share of pixels differing by more than `threshold`.
@@ -191,5 +211,50 @@ final class VipsImage: @unchecked Sendable {
         var maxDelta = 0.0, mismatch = 0.0
         try Self.check { fc_compare(pointer, other.pointer, threshold, &maxDelta, &mismatch) }
         return (maxDelta, mismatch)
+    }
+}
+
+/// Encoded image bytes copied once into a libvips blob, which the images opened from it share (libvips counts
+/// references to it atomically, so it can be shared between threads).
+final class VipsBlob: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let count: Int
+
+    init(_ bytes: [UInt8]) throws(VipsError) {
+        guard let pointer = bytes.withUnsafeBytes({ fc_blob_copy($0.baseAddress, $0.count) }) else {
+            throw VipsError(message: "out of memory for \(bytes.count) bytes")
+        }
+        self.pointer = pointer
+        self.count = bytes.count
+    }
+
+    deinit { fc_blob_unref(pointer) }
+}
+
+/// Where an image is read from: a file, or encoded bytes in memory.
+enum ImageInput: Sendable {
+    case file(String)
+    case memory(VipsBlob, name: String)
+
+    /// The path, or the name given to the bytes (for messages and reports).
+    var name: String {
+        switch self {
+        case .file(let path): return path
+        case .memory(_, let name): return name
+        }
+    }
+
+    func open(sequential: Bool, shrink: Int = 1) throws(VipsError) -> VipsImage {
+        switch self {
+        case .file(let path): return try VipsImage.open(path, sequential: sequential, shrink: shrink)
+        case .memory(let blob, _): return try VipsImage.open(blob, sequential: sequential, shrink: shrink)
+        }
+    }
+
+    func thumbnail(box: Int) throws(VipsError) -> VipsImage {
+        switch self {
+        case .file(let path): return try VipsImage.thumbnail(path, box: box)
+        case .memory(let blob, _): return try VipsImage.thumbnail(blob, box: box)
+        }
     }
 }

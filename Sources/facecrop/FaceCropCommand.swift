@@ -98,6 +98,7 @@ struct DetectionOptions: ParsableArguments {
         if quality {
             let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
             if analyzer.landmarkFitter == nil { printError(LandmarkFitter.missingModelNote) }
+            if let note = analyzer.landmarkFitter?.cacheWrittenNote { printError(note) }
             cropper.qualityAnalyzer = analyzer
         }
         return cropper

@@ -100,11 +100,15 @@ func stop(_ process: Process, with signal: Int32, within seconds: Double = 30) -
 
 /// Runs `facecrop args...` in `directory`, capturing standard output and error; kills it after `timeout`.
 /// `stdin` (small: it must fit in a pipe's buffer) is fed to its standard input, which is otherwise empty.
-func runFaceCrop(_ args: [String], in directory: URL, timeout: Double = 60, stdin: Data? = nil) throws -> RunResult {
+/// `environment` adds to (or replaces) variables of this process's environment.
+func runFaceCrop(
+    _ args: [String], in directory: URL, timeout: Double = 60, stdin: Data? = nil, environment: [String: String] = [:]
+) throws -> RunResult {
     let process = Process()
     process.executableURL = try CLI.binary()
     process.arguments = args
     process.currentDirectoryURL = directory
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     if let stdin {
         guard stdin.count < 16_384 else { throw CLITestError("stdin data too large for a pipe buffer") }
         // Written and closed before the launch: the child reads it then end of file, and no write can hit SIGPIPE.

@@ -180,6 +180,29 @@ struct LandmarksFitTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDir) == ["tiny.dat.facecrop-raw"], "no temporary files left")
     }
 
+    /// The load that writes the cache says where (for the one-time note); loads that read it, or cannot write it,
+    /// say nothing.
+    @Test func theLoadThatWritesTheCacheSaysSo() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let model = Fixtures.path("Tests/Fixtures/tiny-shape-predictor.dat")
+        let cacheDir = dir.appendingPathComponent("cache").path
+        let first = try LandmarkFitter(modelPath: model, cacheDirectory: cacheDir)
+        #expect(first.writtenCachePath == cacheDir + "/tiny-shape-predictor.dat.facecrop-raw")
+        #expect(FileManager.default.fileExists(atPath: cacheDir + "/tiny-shape-predictor.dat.facecrop-raw"))
+        let note = try #require(first.cacheWrittenNote)
+        #expect(note.hasPrefix("Note: saved a 0 MB copy of dlib's landmark model as '\(cacheDir)/tiny-shape-predictor.dat.facecrop-raw'"))
+        #expect(note.contains("FACECROP_CACHE_DIR") && !note.contains("\n"))
+        let second = try LandmarkFitter(modelPath: model, cacheDirectory: cacheDir)
+        #expect(second.loadedFromCache && second.writtenCachePath == nil && second.cacheWrittenNote == nil)
+        let none = try LandmarkFitter(modelPath: model, cacheDirectory: nil)
+        #expect(none.writtenCachePath == nil && none.cacheWrittenNote == nil)
+        let file = dir.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        let unwritable = try LandmarkFitter(modelPath: model, cacheDirectory: file.path + "/cache")
+        #expect(unwritable.writtenCachePath == nil && unwritable.cacheWrittenNote == nil)
+    }
+
     @Test func anUnwritableCacheFolderIsIgnored() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -28,6 +28,10 @@ int clm_parts(const CLMPredictor *predictor);
 /// 1 when the predictor came from the raw cache, 0 when dlib parsed the model file.
 int clm_loaded_from_cache(const CLMPredictor *predictor);
 
+/// The cache file this load wrote (dlib parsed the model and its raw copy was saved), or NULL when it wrote none.
+/// Owned by the predictor.
+const char *clm_written_cache(const CLMPredictor *predictor);
+
 /// Fits the shape inside a face box on packed 8-bit RGB (pixel coordinates, origin top-left). Writes
 /// 2 * clm_parts() floats (x, y per point, sub-pixel, same origin) into xy_out. Safe to call from several
 /// threads at once on one predictor. Returns 0, or -1 with a message in `error`.

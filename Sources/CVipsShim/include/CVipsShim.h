@@ -38,6 +38,15 @@ void fc_unref(FCImage *image);
 /// (These two do not depend on libvips' error buffer, which is process-wide and can be cleared by another
 /// thread before it is read.)
 int fc_open(const char *path, int sequential, int fail_on_truncated, int shrink, FCImage **out);
+
+/// Encoded image bytes held in memory (a libvips blob, reference-counted): images opened from it keep it alive.
+typedef struct _VipsBlob FCBlob;
+/// A blob holding a copy of `length` bytes at `data`; NULL on failure. Release with fc_blob_unref.
+FCBlob *fc_blob_copy(const void *data, size_t length);
+void fc_blob_unref(FCBlob *blob);
+/// fc_open and fc_thumbnail on the bytes of a blob instead of a file.
+int fc_open_blob(FCBlob *blob, int sequential, int fail_on_truncated, int shrink, FCImage **out);
+int fc_thumbnail_blob(FCBlob *blob, int width, int height, int fail_on_truncated, FCImage **out);
 /// vips_thumbnail into a box of width x height (enlarging smaller images), honouring EXIF orientation.
 int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out);
 
@@ -83,6 +92,8 @@ int fc_attention_centre(FCImage *in, int width, int height, int *x, int *y);
 typedef enum { FC_JPEG = 0, FC_PNG = 1, FC_WEBP = 2, FC_TIFF = 3, FC_HEIF = 4, FC_AVIF = 5 } FCFormat;
 /// Saves with an explicit saver (the file name's extension is not consulted). quality <= 0: default.
 int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int strip);
+/// fc_save into memory, with the same encoder and options: *out (free with fc_free) holds *length bytes.
+int fc_save_memory(FCImage *in, FCFormat format, int quality, int strip, void **out, size_t *length);
 /// Whether this libvips can save the format (e.g. HEIF/AVIF need an encoder).
 int fc_can_save(FCFormat format);
 
