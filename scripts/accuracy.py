@@ -14,7 +14,7 @@ possible placement of the largest crop; these must reproduce the reference figur
 0.976/0.865/0.625).
 
 Standard library only. Usage:
-    scripts/accuracy.py [--bin PATH] [--detector yunet|haar] [--data DIR] [--jobs 2] [--json] [--list]
+    scripts/accuracy.py [--bin PATH] [--detector centerface|yunet|haar] [--data DIR] [--jobs 2] [--json] [--list]
 """
 import argparse
 import json

@@ -2,18 +2,20 @@
 # Batch throughput: a folder of 12-megapixel JPEGs, three sizes each, facecrop batch (default --jobs) next
 # to vipsthumbnail (attention crop, one size per call, three calls per image) run with the same
 # parallelism through xargs -P, in the same run. Then an unchanged second facecrop run, and peak memory.
-# Usage: scripts/bench-batch.sh [--bin PATH] [--images N] [--jobs N]
+# Usage: scripts/bench-batch.sh [--bin PATH] [--images N] [--jobs N] [--detector NAME]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.build/release/facecrop
+detector=()
 images=100
 jobs=$(nproc)
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
+    --detector) detector=(--detector "$2"); shift 2 ;;
     --images) images=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    *) echo "usage: $0 [--bin PATH] [--images N] [--jobs N]" >&2; exit 64 ;;
+    *) echo "usage: $0 [--bin PATH] [--images N] [--jobs N] [--detector NAME]" >&2; exit 64 ;;
   esac
 done
 [ -x "$bin" ] || { echo "bench-batch: build first (make build): $bin not found" >&2; exit 1; }
@@ -39,10 +41,10 @@ sizes=(1920x1080 1280x720 640x360)
 rm -rf "$work/out-facecrop" "$work/out-vips"; mkdir -p "$work/out-vips"
 sync
 t0=$(now)
-/usr/bin/time -f '%M' -o "$work/facecrop.mem" "$bin" batch "$src" --output-dir "$work/out-facecrop" --jobs "$jobs" -q \
+/usr/bin/time -f '%M' -o "$work/facecrop.mem" "$bin" batch "$src" "${detector[@]}" --output-dir "$work/out-facecrop" --jobs "$jobs" -q \
   --size 1920x1080 --size 1280x720 --size 640x360 --margin 200 >/dev/null
 t1=$(now)
-"$bin" batch "$src" --output-dir "$work/out-facecrop" --jobs "$jobs" -q --size 1920x1080 --size 1280x720 --size 640x360 --margin 200 >/dev/null
+"$bin" batch "$src" "${detector[@]}" --output-dir "$work/out-facecrop" --jobs "$jobs" -q --size 1920x1080 --size 1280x720 --size 640x360 --margin 200 >/dev/null
 t2=$(now)
 ls "$src"/*.jpg | xargs -P "$jobs" -I{} sh -c '
   for s in 1920x1080 1280x720 640x360; do

@@ -6,7 +6,7 @@
 # on a generated 12-megapixel JPEG (4000x3000, Q90), interleaved in the same run, N runs each (median).
 # Targets: time ratio facecrop/vipsthumbnail <= 1.3, facecrop peak memory < 150 MB.
 #
-# Usage: scripts/bench.sh [--bin PATH] [--runs N] [--keep]
+# Usage: scripts/bench.sh [--bin PATH] [--runs N] [--detector NAME] [--keep]
 # Needs: vips + vipsthumbnail (Debian libvips-tools), GNU time (Debian time). The test image is built with the
 # vips CLI from ../shared/testdata/public-domain/ (or Samples/portrait.png) and cached in .bench/.
 set -euo pipefail
@@ -14,12 +14,14 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$repo/.build/release/facecrop"
 runs=7
+detector=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     --bin=*) v="${1#--bin=}"; bin="$(cd "$(dirname "$v")" && pwd)/$(basename "$v")"; shift ;;
     --runs) runs="$2"; shift 2 ;;
     --runs=*) runs="${1#--runs=}"; shift ;;
+    --detector) detector=(--detector "$2"); shift 2 ;;
     -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown argument $1 (try --help)" >&2; exit 64 ;;
   esac
@@ -100,7 +102,7 @@ echo "input: $img, $(vipsheader -f width "$img")x$(vipsheader -f height "$img"),
 
 out1="$cache/out-facecrop.jpg"
 out2="$cache/out-vipsthumbnail.jpg"
-fc_cmd=("$bin" --aspect 16:9 --margin 200 --size 1920x1080 "$img" -o "$out1")
+fc_cmd=("$bin" --aspect 16:9 --margin 200 --size 1920x1080 "${detector[@]}" "$img" -o "$out1")
 # vipsthumbnail: -s WxH is a bounding box; -m attention shrinks and crops to fill it exactly. -o must be
 # absolute: a relative -o is taken relative to the input image's folder.
 vt_cmd=(vipsthumbnail "$img" -s 1920x1080 -m attention -o "$out2")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what facecrop needs on Debian bookworm when it is missing: the Debian packages (libvips, the
 # parts of OpenCV we link, Haar cascades, dlib with its 68-point landmark model, FFmpeg's libraries for video, tools
-# used by tests and the benchmark, dpkg-dev and man-db for the package tests) and the YuNet model, checked by
-# sha256. Safe to run again: it does nothing when everything is present.
+# used by tests and the benchmark, dpkg-dev and man-db for the package tests) and the models built into facecrop,
+# checked by sha256. Safe to run again: it does nothing when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
