@@ -52,7 +52,7 @@ run "progressive JPEG 7680x5760 (at the limit)" progressive-7680x5760.jpg -o out
 run "progressive JPEG 8000x6000 (over the limit)" progressive-8000x6000.jpg -o out/e.jpg
 run "interlaced 16-bit PNG 7680x5760 (at the limit)" interlaced-16bit-7680x5760.png -o out/f.jpg
 run "GIF 5760x5760 (at the limit)" gif-5760x5760.gif -o out/g.jpg
-run "the JPEG at the limit, batch --jobs 2 over 2 copies" batch progressive-7680x5760.jpg progressive-8000x6000.jpg corpus/jpeg.jpg --output-dir out/batch --jobs 2 -q
+run "batch --jobs 2: the JPEG at the limit, the one over it, a small one" batch progressive-7680x5760.jpg progressive-8000x6000.jpg corpus/jpeg.jpg --output-dir out/batch --jobs 2 -q
 run "output 65500x65500" corpus/jpeg.jpg -o out/h.jpg --width 65500 --aspect 1:1
 run "--inputs /dev/zero" batch --inputs /dev/zero --output-dir out/z
 run "30 s clip, 900 frames with a contact sheet" best-frame tiny.mp4 --frames 900 -o out/i.jpg --contact-sheet out/sheet.jpg
