@@ -43,6 +43,7 @@ GOLDEN = os.path.join(ROOT, "Golden")
 BATCH_EXTENSIONS = {"jpg", "jpeg", "png", "webp", "tif", "tiff", "gif", "heic", "heif", "avif"}
 MAX_PIXELS = 268402689          # FaceCropper.defaultMaxPixels
 MAX_FILE_SIZE = 512 * 1024 * 1024  # FaceCropper.defaultMaxFileSize
+MAX_DECODE_MEMORY = 256 << 20      # FaceCropper.defaultMaxDecodeMemory
 
 # ---------------------------------------------------------------------------------------------- outcomes
 
@@ -76,6 +77,13 @@ def too_many_pixels(w, h):
 def too_large(size):
     return error(65, "Input '{input}' is %d bytes, over the limit of %d bytes; "
                      "raise it with --max-file-size if you trust this file." % (size, MAX_FILE_SIZE))
+
+
+def whole_frame(kind, w, h, bytes_per_pixel):
+    mib = (w * h * bytes_per_pixel + (1 << 20) - 1) >> 20
+    return error(65, "Input '{input}' is %s of %dx%d pixels, which is decoded whole in memory: about %d MiB, over the "
+                     "limit of %d MiB; raise it with --max-decode-memory if you trust this file."
+                 % (kind, w, h, mib, MAX_DECODE_MEMORY >> 20))
 
 
 def unreadable(reason):
@@ -122,6 +130,21 @@ def jpeg_with_size(data, width, height):
     sof = next(s for s in jpeg_segments(data) if s[0] in (0xC0, 0xC2))
     p = sof[2]
     return data[:p + 1] + struct.pack(">HH", height, width) + data[p + 5:]
+
+
+def gif_with_size(data, width, height):
+    """The GIF with its screen and its first frame (image descriptor) declaring another size."""
+    out = bytearray(data)
+    out[6:10] = struct.pack("<HH", width, height)
+    i = 13 + (3 << ((data[10] & 7) + 1) if data[10] & 0x80 else 0)
+    while data[i] == 0x21:  # extensions: label, then sub-blocks up to an empty one
+        i += 2
+        while data[i]:
+            i += data[i] + 1
+        i += 1
+    assert data[i] == 0x2C, "no image descriptor"
+    out[i + 5:i + 9] = struct.pack("<HH", width, height)
+    return bytes(out)
 
 
 def png_chunk(kind, payload):
@@ -462,6 +485,18 @@ def build(c):
     gif_bomb[6:10] = struct.pack("<HH", 65535, 65535)
     c.add("bomb-gif-65535x65535", "bomb-gif-65535x65535.gif", "GIF whose screen is 65535x65535 (the frame's own size is used)", crop(),
           data=bytes(gif_bomb))
+    # Decoders that hold the whole frame whatever the access (libjpeg for progressive JPEG, libvips' PNG loader
+    # for interlaced PNG, the GIF loader) are bounded by --max-decode-memory, refused at the header.
+    c.add("bomb-progressive-jpeg-16383", "bomb-progressive-jpeg-16383.jpg",
+          "progressive JPEG declaring 16383x16383: libjpeg would keep 1.5 GiB of coefficients",
+          whole_frame("a progressive JPEG", 16383, 16383, 6), data=jpeg_with_size(progressive, 16383, 16383))
+    c.add("bomb-interlaced-png-16383", "bomb-interlaced-png-16383.png",
+          "interlaced 16-bit RGB PNG declaring 16383x16383: read whole, 1.5 GiB",
+          whole_frame("an interlaced PNG", 16383, 16383, 6),
+          data=b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 16383, 16383, 16, 2, 0, 0, 1))
+          + png_chunk(b"IDAT", zlib.compress(b"\x00" * 100000)) + png_chunk(b"IEND", b""))
+    c.add("bomb-gif-frame-16383", "bomb-gif-frame-16383.gif", "GIF with one 16383x16383 frame: 2 GiB of frame buffers",
+          whole_frame("a GIF", 16383, 16383, 8), data=gif_with_size(gif, 16383, 16383))
     c.add("bomb-png-ztxt", "bomb-png-ztxt.png", "PNG with a zTXt chunk inflating to 64 MB", crop(),
           data=png[:33] + png_chunk(b"zTXt", b"Comment\x00\x00" + zlib.compress(b"\x00" * (64 << 20), 9)) + png[33:])
     c.add("bomb-png-zero-50mpx", "bomb-png-zero-50mpx.png",

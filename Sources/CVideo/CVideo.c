@@ -216,6 +216,26 @@ static int is_isobmff(const char *path) {
     return n == sizeof head && memcmp(head + 4, "ftyp", 4) == 0;
 }
 
+// A container that does not say how long its video lasts (a raw H.264 stream named .mp4) would slip past
+// --max-duration: its video packets (one per frame) are counted instead, on a second opening of the file,
+// without decoding. At most `limit` are counted (a 512 MiB file holds far fewer).
+static long count_video_frames(const char *path, int stream_index, long limit) {
+    AVFormatContext *format = NULL;
+    if (ff.avformat_open_input(&format, path, NULL, NULL) < 0) return -1;
+    long n = -1;
+    AVPacket *packet = ff.av_packet_alloc();
+    if (packet && ff.avformat_find_stream_info(format, NULL) >= 0) {
+        n = 0;
+        while (n < limit && ff.av_read_frame(format, packet) >= 0) {
+            if (packet->stream_index == stream_index) n++;
+            ff.av_packet_unref(packet);
+        }
+    }
+    ff.av_packet_free(&packet);
+    ff.avformat_close_input(&format);
+    return n;
+}
+
 int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CVInfo *info, char *error,
             size_t error_size) {
     *out = NULL;
@@ -323,6 +343,13 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
         info->duration = (double)v->format->duration / AV_TIME_BASE;
     info->frame_count = st->nb_frames > 0 ? (long)st->nb_frames : ff.avformat_index_get_entries_count(st);
     if (info->frame_count <= 0 && info->duration > 0 && v->fps > 0) info->frame_count = lround(info->duration * v->fps);
+    if (!(info->duration > 0)) {
+        long frames = count_video_frames(path, v->stream_index, 100000000L);
+        if (frames > 0) {
+            info->frame_count = frames;
+            info->duration = (double)frames / (v->fps > 0 ? v->fps : 25);
+        }
+    }
     *out = v;
     return CV_OK;
 }

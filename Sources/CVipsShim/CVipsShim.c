@@ -220,6 +220,46 @@ int fc_preview(FCImage *in, int box, FCImage **out) {
 
 size_t fc_decoded_bytes(const FCImage *image) { return VIPS_IMAGE_SIZEOF_IMAGE(image); }
 
+static int int_field(FCImage *image, const char *name) {
+    int value = 0;
+    if (vips_image_get_typeof(image, name) && vips_image_get_int(image, name, &value) == 0) return value;
+    return 0;
+}
+
+// Bytes per pixel a decoder that holds the whole frame takes, or 0 for one that streams. libjpeg keeps every
+// DCT coefficient of a progressive JPEG (2 bytes per sample); libvips' PNG loader reads an interlaced PNG
+// whole; the GIF loader keeps the frame and the previous one (RGBA); libwebp and libheif decode the whole
+// picture (HEIF through planes of its own as well).
+int fc_whole_frame_format(FCImage *image, int *bytes_per_pixel) {
+    const char *loader = NULL;
+    *bytes_per_pixel = 0;
+    if (!vips_image_get_typeof(image, VIPS_META_LOADER) || vips_image_get_string(image, VIPS_META_LOADER, &loader) != 0)
+        return FC_STREAMED;
+    const int bands = vips_image_get_bands(image);
+    const int sample = (int)vips_format_sizeof(vips_image_get_format(image));
+    if (vips_isprefix("jpegload", loader) && int_field(image, "jpeg-multiscan")) {
+        *bytes_per_pixel = 2 * bands;
+        return FC_PROGRESSIVE_JPEG;
+    }
+    if (vips_isprefix("pngload", loader) && int_field(image, "interlaced")) {
+        *bytes_per_pixel = bands * sample;
+        return FC_INTERLACED_PNG;
+    }
+    if (vips_isprefix("gifload", loader)) {
+        *bytes_per_pixel = 8;
+        return FC_GIF;
+    }
+    if (vips_isprefix("webpload", loader)) {
+        *bytes_per_pixel = 4;
+        return FC_WEBP_WHOLE;
+    }
+    if (vips_isprefix("heifload", loader)) {
+        *bytes_per_pixel = bands * sample + 2;
+        return FC_HEIF_WHOLE;
+    }
+    return FC_STREAMED;
+}
+
 int fc_width(const FCImage *image) { return vips_image_get_width(image); }
 int fc_height(const FCImage *image) { return vips_image_get_height(image); }
 int fc_bands(const FCImage *image) { return vips_image_get_bands(image); }

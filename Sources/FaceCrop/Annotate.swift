@@ -70,7 +70,7 @@ extension FaceCropper {
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
         let writeStart = ContinuousClock.now
         let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage.load(input, fitting: maxSide))
-        try picture.write(to: output, quality: quality)
+        try picture.write(to: output, quality: quality, inputs: InputSet([input]))
         analysis.timings.write = Self.ms(writeStart, .now)
         analysis.timings.total = Self.ms(start, .now)
         return report(analysis, crop: plan, output: OutputInfo(path: output, width: picture.width, height: picture.height, format: format), quality: scores)

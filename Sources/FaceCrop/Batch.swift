@@ -29,19 +29,41 @@ public struct BatchInput: Sendable, Hashable {
 
 public enum BatchInputs {
     public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "gif", "heic", "heif", "avif"]
+    /// Folders nested deeper than this under a folder argument are reported, not walked.
+    public static let maxDepth = 64
+
+    /// What a walk found: the inputs, and the folders it could not list (each a failure of the run).
+    public struct Collected: Sendable {
+        public var inputs: [BatchInput] = []
+        public var problems: [(path: String, error: FaceCropError)] = []
+    }
+
+    /// What a walk leaves out: folders (the output folder, when it is among the inputs) and files (outputs
+    /// of earlier runs, from their manifests), by identity. Outputs must never become inputs.
+    public struct Exclusions: Sendable {
+        public var folders: Set<FileIdentity> = []
+        public var files: Set<FileIdentity> = []
+        public init() {}
+    }
 
     /// Files are taken as given (a missing one fails later, as its own input); folders contribute the
     /// image files in them (by extension, hidden names skipped), recursively if asked. Sorted by key.
     public static func collect(_ arguments: [String], recursive: Bool) -> [BatchInput] {
-        var found = [BatchInput]()
+        collect(arguments, recursive: recursive, excluding: Exclusions()).inputs
+    }
+
+    public static func collect(_ arguments: [String], recursive: Bool, excluding: Exclusions) -> Collected {
+        var found = Collected()
         for argument in arguments {
             if isDirectory(argument) {
-                walk(argument, subfolder: "", recursive: recursive, into: &found)
+                var visited = Set<FileIdentity>()
+                walk(argument, subfolder: "", recursive: recursive, depth: 0, excluding: excluding, visited: &visited, into: &found)
             } else {
-                found.append(BatchInput(path: argument, subfolder: ""))
+                found.inputs.append(BatchInput(path: argument, subfolder: ""))
             }
         }
-        return found.sorted { $0.key < $1.key }
+        found.inputs.sort { $0.key < $1.key }
+        return found
     }
 
     static func isDirectory(_ path: String) -> Bool {
@@ -50,7 +72,12 @@ public enum BatchInputs {
     }
 
     static func entries(_ folder: String, hidden: Bool = false) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
+        (try? list(folder, hidden: hidden)) ?? []
+    }
+
+    /// The names in a folder, sorted; throws when it cannot be listed.
+    static func list(_ folder: String, hidden: Bool = false) throws(FaceCropError) -> [String] {
+        guard let dir = opendir(folder) else { throw .inputUnreadable(folder, reason: "the folder cannot be listed: \(errorText(errno))") }
         defer { closedir(dir) }
         var names = [String]()
         while let entry = readdir(dir) {
@@ -62,13 +89,34 @@ public enum BatchInputs {
         return names.sorted()
     }
 
-    private static func walk(_ folder: String, subfolder: String, recursive: Bool, into found: inout [BatchInput]) {
-        for name in entries(folder) {
+    private static func walk(
+        _ folder: String, subfolder: String, recursive: Bool, depth: Int, excluding: Exclusions, visited: inout Set<FileIdentity>,
+        into found: inout Collected
+    ) {
+        // A folder seen before on this walk (a symbolic link loop) is not walked again; an excluded folder (the
+        // output folder inside an input folder) is not walked, unless it is the folder given.
+        if let id = FileIdentity(folder) {
+            if (depth > 0 && excluding.folders.contains(id)) || !visited.insert(id).inserted { return }
+        }
+        guard depth <= maxDepth else {
+            found.problems.append((folder, .inputUnreadable(folder, reason: "it is nested more than \(maxDepth) folders deep")))
+            return
+        }
+        let names: [String]
+        do { names = try list(folder) } catch {
+            found.problems.append((folder, error))
+            return
+        }
+        for name in names {
             let path = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
             if isDirectory(path) {
-                if recursive { walk(path, subfolder: subfolder.isEmpty ? name : "\(subfolder)/\(name)", recursive: true, into: &found) }
+                if recursive {
+                    walk(path, subfolder: subfolder.isEmpty ? name : "\(subfolder)/\(name)", recursive: true, depth: depth + 1,
+                         excluding: excluding, visited: &visited, into: &found)
+                }
             } else if let dot = name.lastIndex(of: "."), imageExtensions.contains(name[name.index(after: dot)...].lowercased()) {
-                found.append(BatchInput(path: path, subfolder: subfolder))
+                if let id = FileIdentity(path), excluding.files.contains(id) { continue }
+                found.inputs.append(BatchInput(path: path, subfolder: subfolder))
             }
         }
     }
@@ -110,6 +158,10 @@ public struct BatchRecord: Codable, Sendable {
     public var outputs: [BatchOutput]?
     public var error: String?
     public var exitCode: Int32?
+
+    public init(input: String, status: Status, faces: Int? = nil, outputs: [BatchOutput]? = nil, error: String? = nil, exitCode: Int32? = nil) {
+        (self.input, self.status, self.faces, self.outputs, self.error, self.exitCode) = (input, status, faces, outputs, error, exitCode)
+    }
 }
 
 /// Kept beside an input's outputs: if a later run finds the same version, input bytes and options, and
@@ -126,6 +178,8 @@ struct Manifest: Codable {
     var options: String
     var faces: Int
     var outputs: [BatchOutput]
+    /// Each output's size in bytes when written: an output of another size (truncated, replaced) is redone.
+    var outputBytes: [Int]?
 }
 
 public struct BatchSettings: Sendable {
@@ -140,6 +194,8 @@ public struct BatchSettings: Sendable {
     public var optionsKey: String
     public var force = false
     public var dryRun = false
+    /// Every input of the run, by identity: no output or manifest may be one of them.
+    public var inputs = InputSet()
 
     public init(outputDirectory: String, specs: [OutputSpec], crop: CropOptions, format: ImageFormat, optionsKey: String) {
         self.outputDirectory = outputDirectory
@@ -163,6 +219,16 @@ public struct BatchSettings: Sendable {
             .replacingOccurrences(of: "{width}", with: size.map { String($0.width) } ?? "W")
             .replacingOccurrences(of: "{height}", with: size.map { String($0.height) } ?? "H")
             .replacingOccurrences(of: "{aspect}", with: aspect)
+    }
+
+    /// The output paths known before any work: those of exact sizes.
+    public func exactOutputPaths(_ inputs: [BatchInput]) -> [String] {
+        inputs.flatMap { input in
+            specs.compactMap { spec -> String? in
+                guard case .exact(let w, let h) = spec.size else { return nil }
+                return "\(folder(for: input))/\(outputName(for: input, spec: spec, size: ImageSize(width: w, height: h)))"
+            }
+        }
     }
 
     /// Output paths that two inputs would share (checked before any work), as "path" → inputs.
@@ -237,7 +303,9 @@ public struct BatchRunner: Sendable {
                 var sameBytes = old.size == fileSize && old.modified == modified
                 if !sameBytes { sameBytes = try Self.sha256(input.path, into: &sha) == old.sha256 }
                 let outputs = old.outputs.map { o in BatchOutput(path: "\(folder)/\(o.path)", width: o.width, height: o.height, crop: o.crop) }
-                if sameBytes && outputs.allSatisfy({ access($0.path, F_OK) == 0 }) {
+                if sameBytes, let sizes = old.outputBytes, sizes.count == outputs.count,
+                    zip(outputs, sizes).allSatisfy({ Self.isComplete($0.path, bytes: $1, format: settings.format) })
+                {
                     return BatchRecord(input: input.path, status: .skipped, faces: old.faces, outputs: outputs)
                 }
             }
@@ -252,7 +320,7 @@ public struct BatchRunner: Sendable {
                 let size = FaceCropper.outputSize(for: crop.rect, spec.size)
                 let path = "\(folder)/\(settings.outputName(for: input, spec: spec, size: size))"
                 if !settings.dryRun {
-                    _ = try cropper.write(analysis, crop: crop.rect, to: path, options: options)
+                    _ = try cropper.write(analysis, crop: crop.rect, to: path, options: options, protecting: settings.inputs)
                     written.append(path)
                 }
                 outputs.append(BatchOutput(path: path, width: size.width, height: size.height, crop: crop.rect))
@@ -264,8 +332,9 @@ public struct BatchRunner: Sendable {
                     faces: analysis.faces.count,
                     outputs: outputs.map { o in
                         BatchOutput(path: String(o.path.dropFirst(folder.count + 1)), width: o.width, height: o.height, crop: o.crop)
-                    })
-                try Self.writeManifest(manifest, to: manifestPath)
+                    },
+                    outputBytes: outputs.map { Self.fileSize($0.path) })
+                try Self.writeManifest(manifest, to: manifestPath, inputs: settings.inputs)
             }
             return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, outputs: outputs)
         } catch {
@@ -275,21 +344,70 @@ public struct BatchRunner: Sendable {
         }
     }
 
-    /// Deletes temporary files left in the output folder by facecrop processes that were killed.
+    /// Deletes temporary files left in the output folder by facecrop processes that were killed: only regular
+    /// files of ours (same user) named exactly as `AtomicFile` names them, whose writer is gone. Symbolic links
+    /// are neither followed nor deleted.
     public func removeStaleTemporaryFiles() -> [String] {
         var removed = [String]()
-        func visit(_ folder: String) {
+        func visit(_ folder: String, depth: Int) {
+            guard depth <= BatchInputs.maxDepth else { return }
             for name in BatchInputs.entries(folder, hidden: true) {
                 let path = "\(folder)/\(name)"
-                if BatchInputs.isDirectory(path) {
-                    visit(path)
-                } else if AtomicFile.isStaleTemporary(name), unlink(path) == 0 {
-                    removed.append(path)
+                var st = stat()
+                guard lstat(path, &st) == 0 else { continue }
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR: visit(path, depth: depth + 1)
+                case S_IFREG where st.st_uid == getuid() && AtomicFile.isStaleTemporary(name):
+                    if unlink(path) == 0 { removed.append(path) }
+                default: break
                 }
             }
         }
-        visit(settings.outputDirectory)
+        visit(settings.outputDirectory, depth: 0)
         return removed
+    }
+
+    /// The outputs recorded in the manifests under the output folder, by identity: a later run never takes
+    /// them for inputs (when the output folder is, or is inside, an input folder).
+    public static func recordedOutputs(under outputDirectory: String) -> Set<FileIdentity> {
+        var found = Set<FileIdentity>()
+        func visit(_ folder: String, depth: Int) {
+            guard depth <= BatchInputs.maxDepth else { return }
+            let manifests = "\(folder)/.facecrop"
+            if BatchInputs.isDirectory(manifests) {
+                for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
+                    guard let manifest = readManifest("\(manifests)/\(name)") else { continue }
+                    for output in manifest.outputs {
+                        if let id = FileIdentity("\(folder)/\(output.path)") { found.insert(id) }
+                    }
+                }
+            }
+            for name in BatchInputs.entries(folder) {
+                var st = stat()
+                if lstat("\(folder)/\(name)", &st) == 0, st.st_mode & S_IFMT == S_IFDIR { visit("\(folder)/\(name)", depth: depth + 1) }
+            }
+        }
+        visit(outputDirectory, depth: 0)
+        return found
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : -1
+    }
+
+    /// An output is complete when it has the size it was written with and starts as its format does.
+    static func isComplete(_ path: String, bytes: Int, format: ImageFormat) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == bytes else { return false }
+        let announced = InputCheck.announcedFormat(path)
+        switch format {
+        case .jpeg: return announced == "JPEG"
+        case .png: return announced == "PNG"
+        case .webp: return announced == "WebP"
+        case .tiff: return announced == "TIFF"
+        case .heif, .avif: return announced == "HEIF"
+        }
     }
 
     /// Deletes the outputs and manifests of inputs not in `inputs` (every manifest under the output folder).
@@ -338,22 +456,17 @@ public struct BatchRunner: Sendable {
         return try? JSONDecoder().decode(Manifest.self, from: data)
     }
 
-    static func writeManifest(_ manifest: Manifest, to path: String) throws(FaceCropError) {
+    static func writeManifest(_ manifest: Manifest, to path: String, inputs: InputSet) throws(FaceCropError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(manifest) else { throw .imageProcessing("cannot encode the manifest") }
         try makeDirectories(OutputCheck.directory(of: path))
-        do {
-            try AtomicFile.write(to: path) { tmp in try data.write(to: URL(fileURLWithPath: tmp)) }
-        } catch let error as FaceCropError {
-            throw error
-        } catch {
-            throw .writeFailed(path, detail: "\(error)")
-        }
+        try OutputCheck.destination(path, inputs: inputs)
+        try AtomicFile.write([UInt8](data), to: path)
     }
 
     /// mkdir -p.
-    static func makeDirectories(_ path: String) throws(FaceCropError) {
+    public static func makeDirectories(_ path: String) throws(FaceCropError) {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/\(part)"

@@ -214,12 +214,16 @@ public struct BestFrameFinder: Sendable {
         var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
         var previous: VideoFrame?
         var waited = 0.0
-        do {
+        do throws(VideoError) {
             while true {
                 let waitStart = ContinuousClock.now
                 guard let item = queue.pop() else { break }
                 waited += FaceCropper.ms(waitStart, .now)
                 let frame = item.frame
+                // Past the limit whatever the container said about its duration.
+                if frame.time > options.maxDuration + 1 / plan.fps {
+                    throw VideoError.tooLong(decoder.path, seconds: frame.time, limit: options.maxDuration)
+                }
                 if item.jumped || previous.map({ frame.time <= $0.time }) == true {
                     // Not the frame after the previous one: start the history afresh.
                     tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
@@ -315,7 +319,11 @@ public struct BestFrameFinder: Sendable {
             var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
             do throws(FaceCropError) { result.quality = try quality.assess(small) } catch { throw .image(error) }
             if options.keepFrames {
-                do throws(VipsError) { result.frame = try RGBImage(full.preview) } catch { throw .image(.imageProcessing(error.message)) }
+                do { result.frame = try RGBImage(full.preview).fitting(keptFrameSize) } catch let error as VipsError {
+                    throw .image(.imageProcessing(error.message))
+                } catch {
+                    throw .image(error as? FaceCropError ?? .imageProcessing("\(error)"))
+                }
             }
             frames.append(result)
             still = full
@@ -329,6 +337,11 @@ public struct BestFrameFinder: Sendable {
         return analysis
     }
 
+    /// The size frames are kept at for a contact sheet: its tile size for as many frames as may be analysed.
+    var keptFrameSize: Int {
+        ContactSheet.tileSize(for: options.everyFrame ? options.maxFrames : options.frames + 1)
+    }
+
     /// Threads analysing frames at once.
     static let analysisThreads = 2
 
@@ -339,7 +352,10 @@ public struct BestFrameFinder: Sendable {
         var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: analysis.faces, quality: [])
         (result.shift, result.response, result.drift, result.stable) = (r.shift, r.response, r.drift, r.stable)
         do { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
-        if options.keepFrames { result.frame = image }
+        // Kept for the contact sheet at its tile size, not the analysis size: 900 frames take 13 MB, not 800.
+        if options.keepFrames {
+            do { result.frame = try image.fitting(keptFrameSize) } catch { throw .image(error) }
+        }
         return result
     }
 
@@ -466,6 +482,18 @@ extension BestFrameFinder {
     /// Fails early (before any decoding) when `output` cannot be written: extension, folder, not the input.
     public static func checkOutput(_ output: String, input: String) throws(VideoError) {
         do { try OutputCheck.writable(output, input: input) } catch { throw .image(error) }
+    }
+
+    /// Fails early when the outputs cannot be written or would replace an input: the given one, its video and
+    /// its still (by identity), or each other (`-o X --contact-sheet X`).
+    public static func checkOutputs(_ outputs: [String], input: String, resolved: VideoInput) throws(VideoError) {
+        do {
+            try OutputCheck.distinct(outputs)
+            let inputs = InputSet([input, resolved.video] + (resolved.still.map { [$0] } ?? []))
+            for output in outputs { try OutputCheck.writable(output, inputs: inputs) }
+        } catch {
+            throw .image(error)
+        }
     }
 
     /// The `--json` report.

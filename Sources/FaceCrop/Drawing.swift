@@ -63,20 +63,23 @@ public struct RGBImage: Hashable, Sendable {
     }
 
     var vipsImage: VipsImage {
-        get throws(VipsError) { try pixels.withUnsafeBufferPointer { p throws(VipsError) in try VipsImage.make { fc_from_rgb8(p.baseAddress, Int32(width), Int32(height), $0) } } }
+        get throws(VipsError) {
+            let (w, h) = (try cInt(width), try cInt(height))
+            return try pixels.withUnsafeBufferPointer { p throws(VipsError) in try VipsImage.make { fc_from_rgb8(p.baseAddress, w, h, $0) } }
+        }
     }
 
     /// Resized (lanczos3) so that it fits a `box` x `box` square; unchanged when it already does.
     public func fitting(_ box: Int) throws(FaceCropError) -> RGBImage {
         guard max(width, height) > box else { return self }
         let scale = Double(box) / Double(max(width, height))
-        let w = max(1, Int((Double(width) * scale).rounded())), h = max(1, Int((Double(height) * scale).rounded()))
+        let w = clampedInt(Double(width) * scale, in: 1...max(1, box)), h = clampedInt(Double(height) * scale, in: 1...max(1, box))
         do { return try RGBImage(vipsImage.resized(width: w, height: h)) } catch { throw .imageProcessing(error.message) }
     }
 
     /// Writes atomically; the format follows the extension (.png, .jpg, ...).
-    public func write(to path: String, quality: Int? = nil) throws(FaceCropError) {
-        let format = try OutputCheck.writable(path, input: "")
+    public func write(to path: String, quality: Int? = nil, inputs: InputSet = InputSet()) throws(FaceCropError) {
+        let format = try OutputCheck.writable(path, inputs: inputs)
         do {
             let image = try vipsImage
             try AtomicFile.write(to: path) { tmp throws(VipsError) in try image.save(to: tmp, format: format, quality: quality, strip: true) }
@@ -96,7 +99,7 @@ public struct RGBImage: Hashable, Sendable {
         let xy = points.flatMap { [Float($0.x), Float($0.y)] }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_draw_polyline(p.baseAddress, Int32(w), Int32(h), xy, Int32(points.count), closed ? 1 : 0, colour.components, Int32(thickness))
+            _ = cfd_draw_polyline(p.baseAddress, Int32(clamping: w), Int32(clamping: h), xy, Int32(clamping: points.count), closed ? 1 : 0, colour.components, Int32(clamping: thickness))
         }
     }
 
@@ -107,14 +110,14 @@ public struct RGBImage: Hashable, Sendable {
     public mutating func fill(_ r: PixelRect, colour: Colour) {
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_fill_rect(p.baseAddress, Int32(w), Int32(h), Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height), colour.components)
+            _ = cfd_fill_rect(p.baseAddress, Int32(clamping: w), Int32(clamping: h), Int32(clamping: r.x), Int32(clamping: r.y), Int32(clamping: r.width), Int32(clamping: r.height), colour.components)
         }
     }
 
     /// The box `text` takes at `scale` (Hershey font: about 22 px tall at scale 1), descenders included.
     public static func textSize(_ text: String, scale: Double, thickness: Int = 1) -> (width: Int, height: Int) {
         var w: Int32 = 0, h: Int32 = 0, base: Int32 = 0
-        cfd_text_size(ascii(text), scale, Int32(thickness), &w, &h, &base)
+        cfd_text_size(ascii(text), scale, Int32(clamping: thickness), &w, &h, &base)
         return (Int(w), Int(h + base))
     }
 
@@ -129,7 +132,7 @@ public struct RGBImage: Hashable, Sendable {
         if let background { fill(box, colour: background) }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_draw_text(p.baseAddress, Int32(w), Int32(h), Self.ascii(text), Int32(x + padding), Int32(y + padding), scale, Int32(thickness), colour.components)
+            _ = cfd_draw_text(p.baseAddress, Int32(clamping: w), Int32(clamping: h), Self.ascii(text), Int32(clamping: x + padding), Int32(clamping: y + padding), scale, Int32(clamping: thickness), colour.components)
         }
         return box
     }

@@ -29,6 +29,8 @@ public struct CropOptions: Sendable {
     public var strip = false
     /// Faces whose capture quality is below this are treated as absent (needs `FaceCropper.qualityAnalyzer`).
     public var minQuality: Double?
+    /// Larger outputs (width x height) are refused before anything is decoded or written.
+    public var maxOutputPixels = FaceCropper.defaultMaxPixels
     public init() {}
 }
 
@@ -88,6 +90,12 @@ public struct FaceCropper: Sendable {
     public var maxPixels: Int
     /// Larger input files are refused before they are read.
     public var maxFileSize = FaceCropper.defaultMaxFileSize
+    /// Inputs whose decoder holds the whole frame in memory (progressive JPEG, interlaced PNG, GIF, WebP, HEIF)
+    /// are refused when that takes more bytes than this: the streaming budget cannot bound them.
+    public var maxDecodeMemory = FaceCropper.defaultMaxDecodeMemory
+    /// 256 MiB: a 44-megapixel progressive JPEG, a 67-megapixel WebP, a 33-megapixel GIF; with the rest of the
+    /// process, a peak under 500 MB.
+    public static let defaultMaxDecodeMemory = 256 << 20
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
     public var singlePassBytes = FaceCropper.defaultSinglePassBytes
@@ -150,6 +158,9 @@ public struct FaceCropper: Sendable {
         guard stored.width > 0, stored.height > 0 else { throw .notAnImage(path) }
         if stored.width * stored.height > maxPixels {
             throw .tooManyPixels(path, width: stored.width, height: stored.height, limit: maxPixels)
+        }
+        if let whole = header.wholeFrameDecode, whole.bytes > maxDecodeMemory {
+            throw .wholeFrameTooLarge(path, kind: whole.kind, width: stored.width, height: stored.height, bytes: whole.bytes, limit: maxDecodeMemory)
         }
         // Decode once when the image fits the budget and cut the crop from those pixels later. For a JPEG the
         // full decode runs on a second core while a shrink-on-load decode feeds the detector (cheaper than
@@ -286,13 +297,12 @@ public struct FaceCropper: Sendable {
             // libvips' smartcrop on the preview, scaled back to full resolution.
             let sx = Double(analysis.analysisSize.width) / Double(size.width)
             let sy = Double(analysis.analysisSize.height) / Double(size.height)
-            let w = min(analysis.analysisSize.width, max(1, Int((Double(cropSize.width) * sx).rounded())))
-            let h = min(analysis.analysisSize.height, max(1, Int((Double(cropSize.height) * sy).rounded())))
-            do {
-                let p = try analysis.preview.attentionCentre(width: w, height: h)
+            let w = clampedInt(Double(cropSize.width) * sx, in: 1...max(1, analysis.analysisSize.width))
+            let h = clampedInt(Double(cropSize.height) * sy, in: 1...max(1, analysis.analysisSize.height))
+            // Where libvips finds no attention point (a float image of NaN pixels: "max: parameter out not
+            // set"), the crop stays centred: the fallback is a heuristic, never a reason to fail.
+            if let p = try? analysis.preview.attentionCentre(width: w, height: h), p.x.isFinite, p.y.isFinite {
                 centre = Point(x: p.x / sx, y: p.y / sy)
-            } catch {
-                throw .imageProcessing(error.message)
             }
         }
         let rect = CropPlanner.centred(size: cropSize, on: centre, in: size)
@@ -305,15 +315,21 @@ public struct FaceCropper: Sendable {
     public static func outputSize(for crop: PixelRect, _ size: OutputSize?) -> ImageSize {
         switch size {
         case .exact(let w, let h): return ImageSize(width: w, height: h)
-        case .width(let w): return ImageSize(width: w, height: max(1, Int((Double(w) * Double(crop.height) / Double(crop.width)).rounded())))
+        case .width(let w): return ImageSize(width: w, height: clampedInt(Double(w) * Double(crop.height) / Double(crop.width), in: 1...Int.max))
         case nil: return ImageSize(width: crop.width, height: crop.height)
         }
     }
 
     /// Cuts `crop` from the full-resolution image, resizes it and writes it atomically (temp file + rename).
-    public func write(_ analysis: Analysis, crop: PixelRect, to output: String, options: CropOptions) throws(FaceCropError) -> OutputInfo {
-        let format = try OutputCheck.writable(output, input: analysis.path)
+    /// `protecting`: more files the output must not be (a batch's every input), besides the analysed one.
+    public func write(
+        _ analysis: Analysis, crop: PixelRect, to output: String, options: CropOptions, protecting inputs: InputSet = InputSet()
+    ) throws(FaceCropError) -> OutputInfo {
+        var inputs = inputs
+        inputs.insert(analysis.path)
+        let format = try OutputCheck.writable(output, inputs: inputs)
         let outSize = Self.outputSize(for: crop, options.size)
+        try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
         do {
             let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
             try AtomicFile.write(to: output) { tmp throws(VipsError) in
@@ -321,8 +337,10 @@ public struct FaceCropper: Sendable {
             }
         } catch let error as VipsError {
             // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
-            // otherwise the second read of the file may be what failed.
-            throw analysis.decoded != nil ? .writeFailed(output, detail: error.message) : Self.readError(analysis.input, error)
+            // otherwise the second read of the file may be what failed, which a read of it alone tells. An
+            // input that reads well is never blamed for a failed write.
+            if analysis.decoded == nil, let reread = Self.rereadFailure(analysis.input) { throw Self.readError(analysis.input, reread) }
+            throw .writeFailed(output, detail: error.message)
         } catch let error as FaceCropError {
             throw error
         } catch {
@@ -336,6 +354,7 @@ public struct FaceCropper: Sendable {
     public func encode(_ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions) throws(FaceCropError) -> (bytes: [UInt8], info: OutputInfo) {
         guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(Self.memoryName + "." + format.rawValue) }
         let outSize = Self.outputSize(for: crop, options.size)
+        try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
         let bytes: [UInt8]
         do throws(VipsError) {
             let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
@@ -348,6 +367,19 @@ public struct FaceCropper: Sendable {
 
     /// The crop cut from the full-resolution image, resized to `size`, upright, in sRGB and without alpha when
     /// `format` has none: what `write` and `encode` save.
+    /// Before any pixel is read: the output's size within the format's and `--max-output-pixels`' limits, and the
+    /// crop inside the image.
+    private static func checkOutput(
+        _ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, format: ImageFormat, path: String, options: CropOptions
+    ) throws(FaceCropError) {
+        try OutputLimits.check(outSize, format: format, path: path, maxPixels: options.maxOutputPixels)
+        guard crop.width > 0, crop.height > 0, crop.x >= 0, crop.y >= 0, crop.x <= analysis.size.width - crop.width,
+            crop.y <= analysis.size.height - crop.height
+        else {
+            throw .imageProcessing("the crop \(crop.width)x\(crop.height)+\(crop.x)+\(crop.y) is not inside the \(analysis.size.width)x\(analysis.size.height) image")
+        }
+    }
+
     private static func output(_ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, options: CropOptions, format: ImageFormat) throws(VipsError) -> VipsImage {
         let o = analysis.orientation
         let stored = o.storedRect(forDisplay: crop, storedSize: analysis.storedSize)
@@ -361,9 +393,10 @@ public struct FaceCropper: Sendable {
         let source = try analysis.reopen(shrink: shrink)
         let sx = Double(source.width) / Double(analysis.storedSize.width)
         let sy = Double(source.height) / Double(analysis.storedSize.height)
-        let x0 = Int((Double(stored.x) * sx).rounded(.down)), y0 = Int((Double(stored.y) * sy).rounded(.down))
-        let x1 = min(source.width, Int((Double(stored.x + stored.width) * sx).rounded(.up)))
-        let y1 = min(source.height, Int((Double(stored.y + stored.height) * sy).rounded(.up)))
+        let x0 = clampedInt(Double(stored.x) * sx, in: 0...max(0, source.width - 1), rounding: .down)
+        let y0 = clampedInt(Double(stored.y) * sy, in: 0...max(0, source.height - 1), rounding: .down)
+        let x1 = clampedInt(Double(stored.x + stored.width) * sx, in: 0...source.width, rounding: .up)
+        let y1 = clampedInt(Double(stored.y + stored.height) * sy, in: 0...source.height, rounding: .up)
         var image = try source.extract(PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0)))
         let storedOut = o.swapsAxes ? ImageSize(width: outSize.height, height: outSize.width) : outSize
         image = try image.resized(width: storedOut.width, height: storedOut.height)
@@ -377,7 +410,12 @@ public struct FaceCropper: Sendable {
     /// The whole job for one image. `output` nil plans without writing (dry run).
     public func run(_ input: String, output: String?, options: CropOptions) throws(FaceCropError) -> CropReport {
         let start = ContinuousClock.now
-        if let output { _ = try OutputCheck.writable(output, input: input) }
+        if let output {
+            let format = try OutputCheck.writable(output, input: input)
+            if case .exact(let w, let h) = options.size {
+                try OutputLimits.check(ImageSize(width: w, height: h), format: format, path: output, maxPixels: options.maxOutputPixels)
+            }
+        }
         var analysis = try screen(analyze(input), minimum: options.minQuality)
         let planStart = ContinuousClock.now
         let crop = try plan(analysis, options: options)
@@ -437,6 +475,21 @@ public struct FaceCropper: Sendable {
         return Double(d.seconds) * 1000 + Double(d.attoseconds) / 1e15
     }
 
+    /// Reads `path` once more with libvips to itself (its header, then all its pixels: in memory within the
+    /// single-pass budget, else shrunk on load); the error, if that fails.
+    static func rereadFailure(_ input: ImageInput) -> VipsError? {
+        VipsImage.exclusively { () -> VipsError? in
+            _ = VipsError.take()  // messages of calls that overlapped the failure: their threads read again too
+            do throws(VipsError) {
+                let header = try input.open(sequential: true)
+                _ = try header.decodedBytes > defaultSinglePassBytes ? input.thumbnail(box: 640) : header.inMemory()
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
     /// libvips' reading errors in facecrop's words. A message may belong to another thread's failure
     /// (libvips' error buffer is process-wide), so a failed file is read once more with libvips to itself:
     /// its header, then all its pixels (in memory within the single-pass budget, else shrunk on load).
@@ -445,19 +498,7 @@ public struct FaceCropper: Sendable {
     static func readError(_ input: ImageInput, _ error: VipsError) -> FaceCropError {
         let path = input.name
         var error = error
-        if error.kind == .other {
-            let again = VipsImage.exclusively { () -> VipsError? in
-                _ = VipsError.take()  // messages of calls that overlapped the failure: their threads read again too
-                do throws(VipsError) {
-                    let header = try input.open(sequential: true)
-                    _ = try header.decodedBytes > defaultSinglePassBytes ? input.thumbnail(box: 640) : header.inMemory()
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            if let again { error = again }
-        }
+        if error.kind == .other, let again = rereadFailure(input) { error = again }
         switch error.kind {
         case .notAnImage:
             guard case .file = input, let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }

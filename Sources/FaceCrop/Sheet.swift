@@ -13,18 +13,52 @@ public enum ContactSheet {
     }
 
     public static let defaultTileSize = 240
+    /// Sheets are at most this many pixels (96 MB of RGB, as much again while libvips encodes it): with many
+    /// tiles, the tiles shrink (down to `minTileSize`); a sheet that still does not fit is refused.
+    public static let maxSheetPixels = 32_000_000
+    public static let minTileSize = 32
+
+    /// The tile size that keeps a sheet of `count` tiles within `maxSheetPixels`: `preferred` when it fits.
+    public static func tileSize(for count: Int, preferred: Int = defaultTileSize) -> Int {
+        var size = max(minTileSize, preferred)
+        while size > minTileSize, (sheetPixels(count: count, tileSize: size, lines: 3) ?? .max) > maxSheetPixels {
+            size = max(minTileSize, size * 7 / 8)
+        }
+        return size
+    }
+
+    static func columns(count: Int, requested: Int?) -> Int {
+        // Up to 10 columns; beyond 100 tiles a square grid, so the sheet does not grow into a tall strip.
+        max(1, min(count, requested ?? max(min(10, Int(Double(count).squareRoot().rounded(.up))), Int(Double(count).squareRoot().rounded(.up)))))
+    }
+
+    static func layout(count: Int, tileSize: Int, lines: Int, columns: Int? = nil) -> (cols: Int, rows: Int, cellWidth: Int, cellHeight: Int, lineHeight: Int) {
+        let padding = 10
+        let lineHeight = RGBImage.textSize("Ag", scale: Double(tileSize) / 600).height + 4
+        let cols = Self.columns(count: max(1, count), requested: columns)
+        let rows = (max(1, count) + cols - 1) / cols
+        return (cols, rows, tileSize + 2 * padding, tileSize + 2 * padding + lines * lineHeight, lineHeight)
+    }
+
+    /// Width x height of a sheet, or nil when it does not even fit in an Int.
+    static func sheetPixels(count: Int, tileSize: Int, lines: Int, columns: Int? = nil) -> Int? {
+        let l = layout(count: count, tileSize: tileSize, lines: lines, columns: columns)
+        return checkedProduct(l.cols * l.cellWidth + 10, l.rows * l.cellHeight + 10)
+    }
 
     /// Layout: thumbnails fit a `tileSize` square; `columns` defaults to about the square root of the count (at most 10).
     public static func render(_ tiles: [Tile], tileSize: Int = defaultTileSize, columns: Int? = nil) throws(FaceCropError) -> RGBImage {
         let padding = 10, frame = 4
         let scale = Double(tileSize) / 600  // 0.4 at 240 px: about 9 px capitals
-        let lineHeight = RGBImage.textSize("Ag", scale: scale).height + 4
         let lines = max(1, tiles.map(\.caption.count).max() ?? 1)
-        let count = max(1, tiles.count)
-        let cols = max(1, min(count, columns ?? min(10, Int(Double(count).squareRoot().rounded(.up)))))
-        let rows = (count + cols - 1) / cols
-        let cellWidth = tileSize + 2 * padding, cellHeight = tileSize + 2 * padding + lines * lineHeight
-        var sheet = RGBImage(width: cols * cellWidth + padding, height: rows * cellHeight + padding, fill: .white)
+        let (cols, rows, cellWidth, cellHeight, lineHeight) = layout(count: tiles.count, tileSize: tileSize, lines: lines, columns: columns)
+        let (width, height) = (cols * cellWidth + padding, rows * cellHeight + padding)
+        guard let pixels = checkedProduct(width, height), pixels <= maxSheetPixels else {
+            throw .outputTooLarge(
+                "contact sheet", width: width, height: height,
+                reason: "over the limit of \(maxSheetPixels) pixels for a contact sheet (\(tiles.count) tiles); analyse fewer frames")
+        }
+        var sheet = RGBImage(width: width, height: height, fill: .white)
         for (i, tile) in tiles.enumerated() {
             let x = padding + (i % cols) * cellWidth, y = padding + (i / cols) * cellHeight
             let thumb = try tile.image.fitting(tileSize)
@@ -42,8 +76,12 @@ public enum ContactSheet {
     }
 
     /// Renders and writes atomically; the format follows the extension.
-    public static func write(_ tiles: [Tile], to path: String, tileSize: Int = defaultTileSize, columns: Int? = nil, quality: Int? = nil) throws(FaceCropError) {
-        try render(tiles, tileSize: tileSize, columns: columns).write(to: path, quality: quality)
+    public static func write(
+        _ tiles: [Tile], to path: String, tileSize: Int = defaultTileSize, columns: Int? = nil, quality: Int? = nil, inputs: InputSet = InputSet()
+    ) throws(FaceCropError) {
+        try OutputCheck.writable(path, inputs: inputs)
+        let size = tileSize == defaultTileSize ? Self.tileSize(for: tiles.count) : tileSize
+        try render(tiles, tileSize: size, columns: columns).write(to: path, quality: quality, inputs: inputs)
     }
 
     /// The line shortened in the middle ("long…name.jpg") until it fits `width` pixels.

@@ -21,6 +21,7 @@ extension BestFrameFinder {
             if !stability.isEmpty { caption.append(stability) }
             return ContactSheet.Tile(image: image, caption: caption, highlighted: i == chosen)
         }
-        do { try ContactSheet.write(tiles, to: path) } catch { throw .image(error) }
+        let inputs = InputSet([analysis.input.video] + (analysis.input.still.map { [$0] } ?? []))
+        do { try ContactSheet.write(tiles, to: path, inputs: inputs) } catch { throw .image(error) }
     }
 }

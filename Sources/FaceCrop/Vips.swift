@@ -73,6 +73,53 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     }
 
     var supportsAlpha: Bool { self != .jpeg }
+
+    /// The longest side the format (as libvips writes it) can hold: libjpeg's JPEG_MAX_DIMENSION, libwebp's
+    /// WEBP_MAX_DIMENSION, x265's and libaom's largest pictures for HEIF and AVIF, libvips' VIPS_MAX_COORD.
+    public var maxDimension: Int {
+        switch self {
+        case .jpeg: 65_500
+        case .webp: 16_383
+        case .heif, .avif: 16_384
+        case .png, .tiff: 10_000_000
+        }
+    }
+
+    public var displayName: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .webp: "WebP"
+        case .tiff: "TIFF"
+        case .heif: "HEIC"
+        case .avif: "AVIF"
+        }
+    }
+}
+
+/// Output sizes checked before any work: what the format can hold, and the output pixel limit.
+public enum OutputLimits {
+    public static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int) throws(FaceCropError) {
+        if size.width < 1 || size.height < 1 {
+            throw .outputTooLarge(path, width: size.width, height: size.height, reason: "which is not a picture")
+        }
+        if max(size.width, size.height) > format.maxDimension {
+            throw .outputTooLarge(
+                path, width: size.width, height: size.height,
+                reason: "over the \(format.maxDimension) pixels a \(format.displayName) side can have")
+        }
+        guard let pixels = checkedProduct(size.width, size.height), pixels <= maxPixels else {
+            throw .outputTooLarge(
+                path, width: size.width, height: size.height,
+                reason: "over the limit of \(maxPixels) output pixels; raise it with --max-output-pixels")
+        }
+    }
+}
+
+/// Values handed to libvips as C ints: checked, so an out-of-range size is an error, not a trap.
+func cInt(_ value: Int) throws(VipsError) -> Int32 {
+    guard let v = Int32(exactly: value) else { throw VipsError(message: "\(value) is beyond what libvips can take (\(Int32.max))") }
+    return v
 }
 
 /// An owned libvips image. libvips images are immutable once built and their reference counts are
@@ -123,12 +170,14 @@ final class VipsImage: @unchecked Sendable {
 
     /// Opens a file (header now, pixels on demand). shrink > 1: JPEG shrink-on-load.
     static func open(_ path: String, sequential: Bool, shrink: Int = 1) throws(VipsError) -> VipsImage {
-        try make { fc_open(path, sequential ? 1 : 0, 1, Int32(shrink), $0) }
+        let shrink = Int32(clamping: shrink)
+        return try make { fc_open(path, sequential ? 1 : 0, 1, shrink, $0) }
     }
 
     /// Decodes into a box with shrink-on-load, upright.
     static func thumbnail(_ path: String, box: Int) throws(VipsError) -> VipsImage {
-        try make { fc_thumbnail(path, Int32(box), Int32(box), 1, $0) }
+        let box = try cInt(box)
+        return try make { fc_thumbnail(path, box, box, 1, $0) }
     }
 
     /// `open` on encoded bytes in memory.
@@ -143,7 +192,8 @@ final class VipsImage: @unchecked Sendable {
 
     /// A shrunk upright in-memory copy of an image already in memory.
     func preview(box: Int) throws(VipsError) -> VipsImage {
-        try Self.make { fc_preview(pointer, Int32(box), $0) }
+        let box = try cInt(box)
+        return try Self.make { fc_preview(pointer, box, $0) }
     }
 
     var width: Int { Int(fc_width(pointer)) }
@@ -152,6 +202,25 @@ final class VipsImage: @unchecked Sendable {
     var bands: Int { Int(fc_bands(pointer)) }
     var decodedBytes: Int { Int(fc_decoded_bytes(pointer)) }
     var hasAlpha: Bool { fc_has_alpha(pointer) != 0 }
+
+    /// The decoder, when it holds the whole frame in memory (progressive JPEG, interlaced PNG, GIF, WebP, HEIF),
+    /// with the bytes it takes for this image; nil when the image streams.
+    var wholeFrameDecode: (kind: String, bytes: Int)? {
+        var perPixel: Int32 = 0
+        let kind = fc_whole_frame_format(pointer, &perPixel)
+        let name: String
+        switch Int(kind) {
+        case Int(FC_PROGRESSIVE_JPEG): name = "a progressive JPEG"
+        case Int(FC_INTERLACED_PNG): name = "an interlaced PNG"
+        case Int(FC_GIF): name = "a GIF"
+        case Int(FC_WEBP_WHOLE): name = "a WebP"
+        case Int(FC_HEIF_WHOLE): name = "a HEIF image"
+        default: return nil
+        }
+        let pixels = width.multipliedReportingOverflow(by: height)
+        let bytes = pixels.partialValue.multipliedReportingOverflow(by: Int(perPixel))
+        return (name, pixels.overflow || bytes.overflow ? .max : bytes.partialValue)
+    }
     var hasICCProfile: Bool { fc_has_icc_profile(pointer) != 0 }
     var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
     var loader: String { Self.string(fc_loader(pointer)) }
@@ -164,10 +233,12 @@ final class VipsImage: @unchecked Sendable {
     }
 
     func extract(_ r: PixelRect) throws(VipsError) -> VipsImage {
-        try Self.make { fc_extract(pointer, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height), $0) }
+        let (x, y, w, h) = (try cInt(r.x), try cInt(r.y), try cInt(r.width), try cInt(r.height))
+        return try Self.make { fc_extract(pointer, x, y, w, h, $0) }
     }
     func resized(width: Int, height: Int) throws(VipsError) -> VipsImage {
-        try Self.make { fc_resize_to(pointer, Int32(width), Int32(height), $0) }
+        let (w, h) = (try cInt(width), try cInt(height))
+        return try Self.make { fc_resize_to(pointer, w, h, $0) }
     }
     func inMemory() throws(VipsError) -> VipsImage { try Self.make { fc_copy_memory(pointer, $0) } }
     func upright() throws(VipsError) -> VipsImage { try Self.make { fc_autorot(pointer, $0) } }
@@ -186,12 +257,14 @@ final class VipsImage: @unchecked Sendable {
     /// libvips' attention centre for a crop of width x height.
     func attentionCentre(width: Int, height: Int) throws(VipsError) -> Point {
         var x: Int32 = 0, y: Int32 = 0
-        try Self.check { fc_attention_centre(pointer, Int32(width), Int32(height), &x, &y) }
+        let (w, h) = (try cInt(width), try cInt(height))
+        try Self.check { fc_attention_centre(pointer, w, h, &x, &y) }
         return Point(x: Double(x), y: Double(y))
     }
 
     func save(to path: String, format: ImageFormat, quality: Int?, strip: Bool) throws(VipsError) {
-        try Self.check { fc_save(pointer, path, format.shimFormat, Int32(quality ?? 0), strip ? 1 : 0) }
+        let q = Int32(clamping: min(max(quality ?? 0, 0), 100))
+        try Self.check { fc_save(pointer, path, format.shimFormat, q, strip ? 1 : 0) }
     }
 
     /// The bytes `save(to:format:quality:strip:)` would write, in memory (same encoder, same options).

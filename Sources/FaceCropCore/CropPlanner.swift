@@ -62,7 +62,7 @@ public enum Aspect: Hashable, Sendable {
     }
 
     private static func format(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+        v == v.rounded() && abs(v) < 1e15 ? String(clampedInt(v)) : String(v)
     }
 }
 
@@ -134,22 +134,24 @@ public enum CropPlanner {
     }
 
     private static func wholePixelSize(width: Double, height: Double, ratio: Double, in image: ImageSize) -> (width: Int, height: Int) {
-        let W = image.width, H = image.height
+        let W = max(1, image.width), H = max(1, image.height)
+        // Any ratio (0, NaN, infinite: an aspect of 1e308:1) gives a size inside the image, never a trap.
+        let ratio = ratio.isNaN || ratio <= 0 ? 1 : ratio
         // Round one side, derive the other from it, and shrink both if that leaves the image.
         if ratio >= 1 {
-            var h = min(H, max(1, Int(min(height, Double(H)).rounded())))
-            var w = max(1, Int((Double(h) * ratio).rounded()))
+            var h = clampedInt(min(height, Double(H)), in: 1...H)
+            var w = clampedInt(Double(h) * ratio, in: 1...Int.max)
             if w > W {
                 w = W
-                h = min(H, max(1, Int((Double(W) / ratio).rounded())))
+                h = clampedInt(Double(W) / ratio, in: 1...H)
             }
             return (w, h)
         } else {
-            var w = min(W, max(1, Int(min(width, Double(W)).rounded())))
-            var h = max(1, Int((Double(w) / ratio).rounded()))
+            var w = clampedInt(min(width, Double(W)), in: 1...W)
+            var h = clampedInt(Double(w) / ratio, in: 1...Int.max)
             if h > H {
                 h = H
-                w = min(W, max(1, Int((Double(H) * ratio).rounded())))
+                w = clampedInt(Double(H) * ratio, in: 1...W)
             }
             return (w, h)
         }
@@ -164,7 +166,7 @@ public enum CropPlanner {
     }
 
     private static func clampStart(_ start: Double, length: Int, limit: Int) -> Int {
-        min(max(Int(start.rounded()), 0), max(limit - length, 0))
+        clampedInt(start, in: 0...max(limit - length, 0))
     }
 
     /// Plans the crop of aspect `ratio` around `faces` (pixels, origin top-left of the upright image).
@@ -175,6 +177,10 @@ public enum CropPlanner {
     /// most margin, then centred on what it keeps. Returns nil without faces.
     public static func plan(faces: [Rect], image: ImageSize, strategy: CropStrategy, margin: Double, ratio: Double) -> CropPlan? {
         guard !faces.isEmpty, image.width > 0, image.height > 0 else { return nil }
+        // Hostile values through the public API: a NaN margin counts as none; beyond 4 image sides every
+        // margin frames the same (the region is clipped to the image), and stays finite.
+        let cap = 4 * Double(max(image.width, image.height))
+        let margin = margin.isNaN ? 0 : min(max(margin, -cap), cap)
         let region = region(faces: faces, strategy: strategy, margin: margin)
         let clippedRegion = region.intersection(image.bounds)
         let size = cropSize(covering: region, ratio: ratio, in: image)
@@ -227,7 +233,7 @@ public enum CropPlanner {
         }
         let best = candidates.max(by: { score($0) < score($1) })!
         // Nothing can be whole (the crop is thinner than any face): stay centred on the region.
-        if score(best) == (0, 0) { return Int(crop.rect[keyPath: axis]) }
+        if score(best) == (0, 0) { return clampedInt(crop.rect[keyPath: axis], rounding: .towardZero) }
         // Centre on what the best placement keeps, without losing any of it.
         let w = window(best)
         var lo = 0.0, hi = maxStart
@@ -240,8 +246,8 @@ public enum CropPlanner {
                 keptUnion = keptUnion.map { $0.union(r) } ?? r
             }
         }
-        guard let union = keptUnion, lo <= hi else { return Int(best.rounded()) }
+        guard let union = keptUnion, lo <= hi else { return clampedInt(best) }
         let ideal = union[keyPath: axis] + union[keyPath: extent] / 2 - L / 2
-        return Int(min(max(ideal, lo), hi).rounded())
+        return clampedInt(min(max(ideal, lo), hi))
     }
 }

@@ -20,11 +20,12 @@ struct Annotate: ParsableCommand {
     @Flag(help: "Also draw the planned crop (with --aspect and the crop options below).")
     var crop = false
 
-    @Option(help: "Aspect ratio W:H of the crop drawn with --crop, or 'original' (default 1:1).")
+    @Option(parsing: .unconditional, help: "Aspect ratio W:H of the crop drawn with --crop, or 'original' (default 1:1).")
     var aspect: String?
 
-    @Option(help: "Longest side of the picture in pixels (smaller images keep their size).")
-    var maxSide = 2048
+    @Option(name: .customLong("max-side"), parsing: .unconditional, help: "Longest side of the picture in pixels, 64...8192 (smaller images keep their size).")
+    var maxSideText = NumberText(2048)
+    var maxSide: Int { get throws { try maxSideText.value("--max-side", 64...8192, expected: "an integer from 64 to 8192") } }
 
     @Flag(help: "Skip capture quality (boxes and landmarks only).")
     var noQuality = false
@@ -33,7 +34,7 @@ struct Annotate: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
-        guard maxSide >= 64 else { throw ValidationError("Expected an integer of at least 64 for --max-side but received '\(maxSide)'.") }
+        _ = try maxSide
         _ = try cropOptions()
     }
 
@@ -47,8 +48,9 @@ struct Annotate: ParsableCommand {
     func perform() throws -> CropReport {
         let options = try cropOptions()
         let cropper = try detection.makeCropper(quality: !noQuality || options.minQuality != nil)
+        let (maxSide, quality) = (try maxSide, try common.quality)
         return try reportingErrors { () throws(FaceCropError) in
-            try cropper.annotate(input, to: output, crop: crop ? options : nil, minQuality: options.minQuality, maxSide: maxSide, quality: common.quality)
+            try cropper.annotate(input, to: output, crop: crop ? options : nil, minQuality: options.minQuality, maxSide: maxSide, quality: quality)
         }
     }
 
@@ -58,7 +60,7 @@ struct Annotate: ParsableCommand {
         if detection.json {
             try printJSON(report)
         } else {
-            print("\(input): \(report.faces.count) face\(report.faces.count == 1 ? "" : "s") -> \(output)")
+            printLine("\(input): \(report.faces.count) face\(report.faces.count == 1 ? "" : "s") -> \(output)")
         }
     }
 }

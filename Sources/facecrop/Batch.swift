@@ -23,10 +23,10 @@ struct Batch: ParsableCommand {
     @Option(help: "Output format: jpg, png, webp, tif, heic or avif.")
     var format = "jpg"
 
-    @Option(help: "An output of exactly this size, WIDTHxHEIGHT (repeatable).")
+    @Option(parsing: .unconditionalSingleValue, help: "An output of exactly this size, WIDTHxHEIGHT (repeatable).")
     var size: [String] = []
 
-    @Option(help: "An output of this aspect at the crop's own size, W:H (repeatable). Default, without --size: 1:1.")
+    @Option(parsing: .unconditionalSingleValue, help: "An output of this aspect at the crop's own size, W:H (repeatable). Default, without --size: 1:1.")
     var aspect: [String] = []
 
     @Flag(help: "Redo every input, even those whose outputs are current.")
@@ -35,7 +35,7 @@ struct Batch: ParsableCommand {
     @Flag(help: "Delete the outputs of inputs that are no longer among this run's inputs.")
     var prune = false
 
-    @Option(help: "Process only shard K of N (e.g. 2/8): a fixed share of the inputs, for splitting work over machines.")
+    @Option(parsing: .unconditional, help: "Process only shard K of N (e.g. 2/8): a fixed share of the inputs, for splitting work over machines.")
     var shard: String?
 
     @Option(help: "Write a JSON Lines report here: one record per input, then a summary.")
@@ -74,15 +74,18 @@ struct Batch: ParsableCommand {
         let options = try common.options()
         var specs = try size.map { text in
             let parsed = try CropArguments.size(text)
+            var o = options
+            o.size = parsed.size
+            try CropArguments.checkOutput(o, format: format, path: "\(outputDir ?? ".")/\(name)")
             return OutputSpec(aspect: parsed.aspect, size: parsed.size)
         }
         specs += try aspect.map { OutputSpec(aspect: try CropArguments.aspect($0), size: nil) }
         if specs.isEmpty { specs = [OutputSpec(aspect: .ratio(width: 1, height: 1), size: nil)] }
         let key = [
             "size=\(size)", "aspect=\(aspect)", "margin=\(common.margin)", "strategy=\(common.strategy)", "noFace=\(common.noFace)",
-            "quality=\(common.quality.map(String.init) ?? "")", "minQuality=\(common.minQuality.map { String($0) } ?? "")", "strip=\(common.strip)", "format=\(format)", "name=\(name)",
-            "detector=\(detection.detector)", "threshold=\(detection.threshold ?? detection.detector.profile.threshold)",
-            "detectSize=\(detection.detectSize ?? detection.detector.profile.analysisSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
+            "quality=\(try common.quality.map(String.init) ?? "")", "minQuality=\(try common.minQuality.map { String($0) } ?? "")", "strip=\(common.strip)", "format=\(format)", "name=\(name)",
+            "detector=\(detection.detector)", "threshold=\(try detection.threshold ?? detection.detector.profile.threshold)",
+            "detectSize=\(try detection.detectSize ?? detection.detector.profile.analysisSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
         ].joined(separator: " ")
         var settings = BatchSettings(outputDirectory: outputDir ?? ".", specs: specs, crop: options, format: format, optionsKey: key)
         settings.nameTemplate = name
@@ -98,37 +101,59 @@ struct Batch: ParsableCommand {
 
     func run() throws {
         Interruption.install()
-        let settings = try settings()
-        let all = try inputs.collect()
+        var settings = try settings()
+        let outputDir = settings.outputDirectory
+        // Outputs never become inputs: the output folder is not walked, nor the outputs earlier runs recorded.
+        var exclusions = BatchInputs.Exclusions()
+        if let id = FileIdentity(outputDir) { exclusions.folders.insert(id) }
+        exclusions.files = BatchRunner.recordedOutputs(under: outputDir)
+        let collected = try inputs.collect(excluding: exclusions)
+        let all = collected.inputs
+        settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []))
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
             let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"
             printError("Error: \(who) would both write '\(path)'; use --recursive folders or a --name with more in it.")
             throw ExitCode(64)
         }
+        // Every path this run writes is checked before any work: outputs of a known size, the report, the
+        // output folder (created now, so a folder that cannot be made fails at once).
+        try reportingErrors { () throws(FaceCropError) in
+            if let input = settings.inputs.input(at: outputDir) { throw .outputSameAsInput(input) }
+            for path in settings.exactOutputPaths(all) where settings.inputs.input(at: path) != nil { throw .outputSameAsInput(path) }
+            if let report { try OutputCheck.destination(report, inputs: settings.inputs, allowStreams: true) }
+            if !self.dryRun {
+                try BatchRunner.makeDirectories(outputDir)
+                if access(outputDir, W_OK) != 0 { throw .outputNotWritable(outputDir, reason: String(cString: strerror(errno)).lowercased()) }
+            }
+        }
         let chosen = shardIndex.map { BatchInputs.shard(all, index: $0.index, count: $0.count) } ?? all
         let runner = BatchRunner(cropper: try detection.makeCropper(quality: settings.crop.minQuality != nil), settings: settings)
         if !dryRun { _ = runner.removeStaleTemporaryFiles() }
 
+        let problems = collected.problems.map { p in
+            BatchRecord(input: p.path, status: .failed, error: p.error.description, exitCode: p.error.exitCode)
+        }
+        for record in problems { printError("Error: \(record.error ?? record.input)") }
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let (dryRun, json) = (self.dryRun, detection.json)
-        let records = runner.run(chosen, jobs: inputs.jobs, failFast: failFast) { record in
+        let records = problems + runner.run(chosen, jobs: try inputs.jobs, failFast: failFast) { record in
             progress.clear()
             if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
             if json {
                 if let line = try? Self.jsonLine(record) { print(line) }
             } else if dryRun {
                 for o in record.outputs ?? [] {
-                    print("\(record.input) -> \(o.path) crop \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)")
+                    printLine("\(record.input) -> \(o.path) crop \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)")
                 }
             } else if record.status != .failed {
-                print("\(record.input): \(record.status.rawValue) -> \((record.outputs ?? []).map(\.path).joined(separator: ", "))")
+                printLine("\(record.input): \(record.status.rawValue) -> \((record.outputs ?? []).map(\.path).joined(separator: ", "))")
             }
             progress.step(failed: record.status == .failed)
         }
         progress.clear()
         if prune && !dryRun {
-            for path in runner.prune(keeping: all) { print("pruned \(path)") }
+            for path in runner.prune(keeping: all) { printLine("pruned \(path)") }
         }
         let failed = records.filter { $0.status == .failed }.count
         if let report {
@@ -138,12 +163,7 @@ struct Batch: ParsableCommand {
                 skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds)
             lines.append(try Self.jsonLine(["summary": summary]))
             let text = lines.joined(separator: "\n") + "\n"
-            do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
-            } catch {
-                printError("Error: Cannot write the report '\(report)': \(error).")
-                throw ExitCode(73)
-            }
+            try reportingErrors { () throws(FaceCropError) in try ReportFile.write(Array(text.utf8), to: report, inputs: settings.inputs) }
         }
         if failed > 0 { throw ExitCode(3) }
     }

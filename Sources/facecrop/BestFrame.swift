@@ -3,24 +3,25 @@ import FaceCrop
 
 /// Limits and stability settings shared by `best-frame` and `stability`.
 struct VideoArguments: ParsableArguments {
-    @Option(help: "The scene is stable when the summed shifts between the last 15 consecutive decoded frames are shorter than this (Manhattan length, in pixels of a frame --detect-size long).")
-    var stabilityThreshold = 20.0
+    @Option(name: .customLong("stability-threshold"), parsing: .unconditional, help: "The scene is stable when the summed shifts between the last 15 consecutive decoded frames are shorter than this (Manhattan length, in pixels of a frame --detect-size long).")
+    var stabilityThresholdText = NumberText(20.0)
 
-    @Option(help: "Refuse videos longer than this many seconds.")
-    var maxDuration = 60.0
+    @Option(name: .customLong("max-duration"), parsing: .unconditional, help: "Refuse videos longer than this many seconds (counted from the frames when the container does not say).")
+    var maxDurationText = NumberText(60.0)
 
-    @Option(help: "Refuse to analyse more frames than this.")
-    var maxFrames = 900
+    @Option(name: .customLong("max-frames"), parsing: .unconditional, help: "Refuse to analyse more frames than this.")
+    var maxFramesText = NumberText(900)
+
+    var stabilityThreshold: Double { get throws { try stabilityThresholdText.value("--stability-threshold", Limits.positive.range, expected: Limits.positive.expected) } }
+    var maxDuration: Double { get throws { try maxDurationText.value("--max-duration", Limits.positive.range, expected: Limits.positive.expected) } }
+    var maxFrames: Int { get throws { try maxFramesText.value("--max-frames", Limits.count.range, expected: Limits.count.expected) } }
 
     func validate() throws {
-        guard stabilityThreshold > 0, stabilityThreshold.isFinite else {
-            throw ValidationError("Expected a positive number for --stability-threshold but received '\(stabilityThreshold)'.")
-        }
-        guard maxDuration > 0, maxDuration.isFinite else { throw ValidationError("Expected a positive number for --max-duration but received '\(maxDuration)'.") }
-        guard maxFrames > 0 else { throw ValidationError("Expected a positive integer for --max-frames but received '\(maxFrames)'.") }
+        _ = (try stabilityThreshold, try maxDuration, try maxFrames)
     }
 
-    func options(frames: Int?, everyFrame: Bool) -> VideoOptions {
+    func options(frames: Int?, everyFrame: Bool) throws -> VideoOptions {
+        let (stabilityThreshold, maxDuration, maxFrames) = (try stabilityThreshold, try maxDuration, try maxFrames)
         var options = VideoOptions()
         options.stabilityThreshold = stabilityThreshold
         options.maxDuration = maxDuration
@@ -59,8 +60,9 @@ struct BestFrame: ParsableCommand {
     @Option(name: [.short, .long], help: "Write the chosen frame here at full resolution (.jpg .png .webp .tif .heic .avif).")
     var output: String?
 
-    @Option(help: "Number of frames to analyse, evenly spaced over the duration.")
-    var frames = 12
+    @Option(name: .customLong("frames"), parsing: .unconditional, help: "Number of frames to analyse, evenly spaced over the duration.")
+    var framesText = NumberText(12)
+    var frames: Int { get throws { try framesText.value("--frames", Limits.frames.range, expected: Limits.frames.expected) } }
 
     @Flag(help: "Analyse every frame (at the analysis size) instead of --frames.")
     var everyFrame = false
@@ -74,29 +76,25 @@ struct BestFrame: ParsableCommand {
     @Option(help: "Also write a contact sheet of every analysed frame with its score, the chosen one marked.")
     var contactSheet: String?
 
-    @Option(help: "Crop the chosen frame to this aspect W:H (as for crop); without --aspect, --size or --width the whole frame is written.")
+    @Option(parsing: .unconditional, help: "Crop the chosen frame to this aspect W:H (as for crop); without --aspect, --size or --width the whole frame is written.")
     var aspect: String?
 
-    @Option(help: "Crop the chosen frame to exactly WIDTHxHEIGHT.")
+    @Option(parsing: .unconditional, help: "Crop the chosen frame to exactly WIDTHxHEIGHT.")
     var size: String?
 
-    @Option(help: "Crop the chosen frame; output width (the height follows the crop's aspect).")
-    var width: Int?
+    @Option(name: .customLong("width"), parsing: .unconditional, help: "Crop the chosen frame; output width (the height follows the crop's aspect).")
+    var width: NumberText<Int>?
 
     @OptionGroup var video: VideoArguments
     @OptionGroup var common: CropArguments
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
-        _ = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
-        guard (1...10_000).contains(frames) else { throw ValidationError("Expected an integer from 1 to 10000 for --frames but received '\(frames)'.") }
-        for path in [output, contactSheet].compactMap({ $0 }) {
-            let name = path.split(separator: "/").last.map(String.init) ?? path
-            let ext = name.contains(".") ? String(name.split(separator: ".").last!) : ""
-            guard ImageFormat(pathExtension: ext) != nil else {
-                throw ValidationError("Unsupported output extension '.\(ext)' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
-            }
-        }
+        let options = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
+        _ = try frames
+        if let output { try Crop.checkExtension(output) }
+        if let contactSheet { try Crop.checkExtension(contactSheet, option: "--contact-sheet") }
+        if let output { try CropArguments.checkOutput(options, format: ImageFormat(path: output), path: output) }
     }
 
     var cropped: Bool { aspect != nil || size != nil || width != nil }
@@ -104,12 +102,15 @@ struct BestFrame: ParsableCommand {
     func run() throws {
         Interruption.install()
         let cropOptions = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
-        var options = video.options(frames: frames, everyFrame: everyFrame)
+        var options = try video.options(frames: try frames, everyFrame: everyFrame)
         options.stableOnly = stableOnly
         options.includeStill = !noStill
         options.keepFrames = contactSheet != nil
-        for path in [output, contactSheet].compactMap({ $0 }) {
-            try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.checkOutput(path, input: input) }
+        let outputs = [output, contactSheet].compactMap { $0 }
+        if !outputs.isEmpty {
+            // Every output against every input (the video and a Live Photo's still, by identity) and each other.
+            let resolved = try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.resolve(input) }
+            try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.checkOutputs(outputs, input: input, resolved: resolved) }
         }
         let cropper = try detection.makeCropper(quality: true)
         let finder = BestFrameFinder(cropper: cropper, quality: cropper.qualityAnalyzer!, options: options)
@@ -133,7 +134,7 @@ struct BestFrame: ParsableCommand {
         if detection.json {
             try printJSON(report)
         } else {
-            print(Self.summary(report))
+            printLine(Self.summary(report))
         }
         switch analysis.choice {
         case .chosen: break
@@ -164,11 +165,14 @@ struct Stability: ParsableCommand {
     @Argument(help: "Video (.mov .mp4 .m4v) or Live Photo still with its video beside it.")
     var input: String
 
-    @Option(help: "Analyse this many frames evenly spaced over the duration instead of every frame.")
-    var frames: Int?
+    @Option(name: .customLong("frames"), parsing: .unconditional, help: "Analyse this many frames evenly spaced over the duration instead of every frame.")
+    var framesText: NumberText<Int>?
 
-    @Option(help: "Long side in pixels of the analysed frames (shifts and the threshold are in these pixels).")
-    var detectSize = 640
+    @Option(name: .customLong("detect-size"), parsing: .unconditional, help: "Long side in pixels of the analysed frames (shifts and the threshold are in these pixels).")
+    var detectSizeText = NumberText(640)
+
+    var frames: Int? { get throws { try framesText?.value("--frames", Limits.frames.range, expected: Limits.frames.expected) } }
+    var detectSize: Int { get throws { try detectSizeText.value("--detect-size", Limits.detectSize.range, expected: Limits.detectSize.expected) } }
 
     @Flag(help: "Print a JSON report on standard output.")
     var json = false
@@ -176,17 +180,13 @@ struct Stability: ParsableCommand {
     @OptionGroup var video: VideoArguments
 
     func validate() throws {
-        if let frames, !(1...10_000).contains(frames) {
-            throw ValidationError("Expected an integer from 1 to 10000 for --frames but received '\(frames)'.")
-        }
-        guard (32...4096).contains(detectSize) else {
-            throw ValidationError("Expected an integer between 32 and 4096 for --detect-size but received '\(detectSize)'.")
-        }
+        _ = (try frames, try detectSize)
     }
 
     func run() throws {
-        let options = video.options(frames: frames, everyFrame: frames == nil)
-        let input = input, size = detectSize
+        let frames = try frames
+        let options = try video.options(frames: frames, everyFrame: frames == nil)
+        let input = input, size = try detectSize
         let report = try reportingVideoErrors { () throws(VideoError) in
             try BestFrameFinder.stability(input, options: options, analysisSize: size)
         }
@@ -195,7 +195,7 @@ struct Stability: ParsableCommand {
             return
         }
         let stable = report.frames.filter(\.stable).count
-        print("\(input): \(report.frames.count) frames at \(report.analysis.width)x\(report.analysis.height), \(stable) stable (threshold \(report.threshold) px over \(report.history) frames)")
+        printLine("\(input): \(report.frames.count) frames at \(report.analysis.width)x\(report.analysis.height), \(stable) stable (threshold \(report.threshold) px over \(report.history) frames)")
         for f in report.frames {
             let shift = f.shift.map { "shift \(threeDecimals($0.x)), \(threeDecimals($0.y))" } ?? "shift -"
             print("  #\(f.index)  \(threeDecimals(f.time)) s  \(shift)  drift \(f.drift.map(threeDecimals) ?? "-")  \(f.stable ? "stable" : "moving")")

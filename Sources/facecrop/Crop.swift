@@ -13,14 +13,14 @@ struct Crop: ParsableCommand {
     @Option(name: [.short, .long], help: "Output image; the format follows the extension (.jpg .png .webp .tif .heic .avif).")
     var output: String?
 
-    @Option(help: "Aspect ratio W:H of the crop (16:9, 1:1, 4:5, 1.91:1, ...) or 'original'. Default: 1:1, or that of --size.")
+    @Option(parsing: .unconditional, help: "Aspect ratio W:H of the crop (16:9, 1:1, 4:5, 1.91:1, ...) or 'original'. Default: 1:1, or that of --size.")
     var aspect: String?
 
-    @Option(help: "Output size WIDTHxHEIGHT, exactly (sets the aspect when --aspect is not given).")
+    @Option(parsing: .unconditional, help: "Output size WIDTHxHEIGHT, exactly (sets the aspect when --aspect is not given).")
     var size: String?
 
-    @Option(help: "Output width; the height follows the crop's aspect.")
-    var width: Int?
+    @Option(name: .customLong("width"), parsing: .unconditional, help: "Output width; the height follows the crop's aspect.")
+    var widthText: NumberText<Int>?
 
     @Flag(help: "Plan the crop and report it without writing anything.")
     var dryRun = false
@@ -29,27 +29,35 @@ struct Crop: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
-        _ = try cropOptions()
+        let options = try cropOptions()
         if output == nil && !dryRun { throw ValidationError("Missing expected option '-o <output>' (or use --dry-run).") }
-        if let output, !dryRun, ImageFormat(path: output) == nil {
-            let name = output.split(separator: "/").last.map(String.init) ?? output
-            let ext = name.contains(".") ? String(name.split(separator: ".").last!) : ""
-            throw ValidationError("Unsupported output extension '.\(ext)' in '\(output)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
+        if let output, !dryRun { try Self.checkExtension(output) }
+        try CropArguments.checkOutput(options, format: dryRun ? nil : output.flatMap { ImageFormat(path: $0) }, path: output ?? "")
+    }
+
+    /// An output path must name a file of a known format: "-o .", "-o dir/" and "-o x.gif" are refused.
+    static func checkExtension(_ path: String, option: String = "-o") throws {
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard ImageFormat(path: path) != nil, name != ".", name != ".." else {
+            if name.isEmpty || name == "." || name == ".." {
+                throw ValidationError("Expected a file name for \(option) but received '\(path)', which names a folder.")
+            }
+            let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
+            throw ValidationError("Unsupported output extension '.\(ext)' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
         }
     }
 
     /// The library's options from the command line; throws ValidationError (exit 64) on nonsense.
     func cropOptions() throws -> CropOptions {
-        try Self.cropOptions(common: common, aspect: aspect, size: size, width: width)
+        try Self.cropOptions(common: common, aspect: aspect, size: size, width: widthText)
     }
 
     /// Shared with `best-frame`, which takes the same --aspect, --size and --width.
-    static func cropOptions(common: CropArguments, aspect: String?, size: String?, width: Int?) throws -> CropOptions {
+    static func cropOptions(common: CropArguments, aspect: String?, size: String?, width: NumberText<Int>?) throws -> CropOptions {
         var options = try common.options()
         if size != nil && width != nil { throw ValidationError("Use either --size or --width, not both.") }
         if let width {
-            guard width > 0 else { throw ValidationError("Expected a positive integer for --width but received '\(width)'.") }
-            options.size = .width(width)
+            options.size = .width(try width.value("--width", Limits.side.range, expected: Limits.side.expected))
         }
         var sizeAspect: Aspect?
         if let size {
@@ -81,7 +89,7 @@ struct Crop: ParsableCommand {
         if detection.json {
             try printJSON(report)
         } else {
-            print(Self.summary(report))
+            printLine(Self.summary(report))
         }
         if let crop = report.crop, !crop.cutFaces.isEmpty {
             let list = crop.cutFaces.map { "#\($0 + 1)" }.joined(separator: ", ")

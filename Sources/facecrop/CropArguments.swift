@@ -3,7 +3,7 @@ import FaceCrop
 
 /// Crop options shared by `crop` and `batch`, with the parsing of sizes and aspects both use.
 struct CropArguments: ParsableArguments {
-    @Option(help: "Space around the faces: pixels of the original image (200) or a percentage of the mean face height (40%).")
+    @Option(parsing: .unconditional, help: "Space around the faces: pixels of the original image (200) or a percentage of the mean face height (40%).")
     var margin = "200"
 
     @Option(help: "Faces to frame: all (every face), average (Ancestry's FaceCrop reference) or largest.")
@@ -12,14 +12,24 @@ struct CropArguments: ParsableArguments {
     @Option(help: "Without a face: attention (libvips' smartcrop), center, or fail (exit status 2; in a batch, the input fails).")
     var noFace: NoFacePolicy = .attention
 
-    @Option(help: "JPEG/WebP/HEIF quality, 1...100 (default 80).")
-    var quality: Int?
+    @Option(name: .customLong("quality"), parsing: .unconditional, help: "JPEG/WebP/HEIF quality, 1...100 (default 80).")
+    var qualityText: NumberText<Int>?
 
     @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the output.")
     var strip = false
 
-    @Option(help: "Treat faces whose capture quality (0...1, see 'detect --quality') is below this as absent.")
-    var minQuality: Double?
+    @Option(name: .customLong("min-quality"), parsing: .unconditional, help: "Treat faces whose capture quality (0...1, see 'detect --quality') is below this as absent.")
+    var minQualityText: NumberText<Double>?
+
+    @Option(name: .customLong("max-output-pixels"), parsing: .unconditional, help: "Refuse outputs with more pixels than this (width x height), before any work.")
+    var maxOutputPixelsText = NumberText(FaceCropper.defaultMaxPixels)
+
+    var quality: Int? { get throws { try qualityText?.value("--quality", Limits.quality.range, expected: Limits.quality.expected) } }
+    var minQuality: Double? { get throws { try minQualityText?.value("--min-quality", Limits.unit.range, expected: Limits.unit.expected) } }
+    var maxOutputPixels: Int { get throws { try maxOutputPixelsText.value("--max-output-pixels", Limits.pixels.range, expected: Limits.pixels.expected) } }
+
+    /// Margins larger than this (pixels, or percent of the face height) frame the same as the whole image.
+    static let maxMarginPixels = 1_000_000.0, maxMarginPercent = 10_000.0
 
     func validate() throws { _ = try options() }
 
@@ -29,38 +39,68 @@ struct CropArguments: ParsableArguments {
         options.strategy = strategy
         options.noFace = noFace
         options.strip = strip
-        if let minQuality {
-            guard (0...1).contains(minQuality) else {
-                throw ValidationError("Expected a number between 0 and 1 for --min-quality but received '\(minQuality)'.")
-            }
-            options.minQuality = minQuality
-        }
+        options.minQuality = try minQuality
+        options.quality = try quality
+        options.maxOutputPixels = try maxOutputPixels
         guard let margin = Margin(self.margin) else {
             throw ValidationError("Expected a number of pixels (200) or a percentage (40%) for --margin but received '\(self.margin)'.")
         }
-        options.margin = margin
-        if let quality {
-            guard (1...100).contains(quality) else { throw ValidationError("Expected an integer from 1 to 100 for --quality but received '\(quality)'.") }
-            options.quality = quality
+        switch margin {
+        case .pixels(let v) where v > Self.maxMarginPixels, .percentOfFaceHeight(let v) where v > Self.maxMarginPercent:
+            throw ValidationError("Expected at most 1000000 pixels or 10000% for --margin but received '\(self.margin)'.")
+        default: break
         }
+        options.margin = margin
         return options
     }
 
     /// "1920x1080" → an exact output size and its aspect, reduced (16:9).
-    static func size(_ text: String) throws -> (size: OutputSize, aspect: Aspect) {
+    static func size(_ text: String, option: String = "--size") throws -> (size: OutputSize, aspect: Aspect) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-            throw ValidationError("Expected WIDTHxHEIGHT with positive integers for --size but received '\(text)'.")
+            throw ValidationError("Expected WIDTHxHEIGHT with positive integers for \(option) but received '\(text)'.")
+        }
+        guard w <= Limits.maxSide, h <= Limits.maxSide else {
+            throw ValidationError("Expected WIDTHxHEIGHT with sides of at most \(Limits.maxSide) pixels for \(option) but received '\(text)'.")
         }
         var (a, b) = (w, h)
         while b != 0 { (a, b) = (b, a % b) }
         return (.exact(width: w, height: h), .ratio(width: Double(w / a), height: Double(h / a)))
     }
 
-    static func aspect(_ text: String) throws -> Aspect {
+    static func aspect(_ text: String, option: String = "--aspect") throws -> Aspect {
         guard let aspect = Aspect(text) else {
-            throw ValidationError("Expected a ratio like 16:9, 1.91:1 or 'original' for --aspect but received '\(text)'.")
+            throw ValidationError("Expected a ratio like 16:9, 1.91:1 or 'original' for \(option) but received '\(text)'.")
+        }
+        let ratio = aspect.value(for: ImageSize(width: 1, height: 1))
+        guard aspect == .original || (ratio.isFinite && ratio >= 1 / Limits.maxAspect && ratio <= Limits.maxAspect) else {
+            throw ValidationError("Expected a ratio from 1:10000 to 10000:1 for \(option) but received '\(text)'.")
         }
         return aspect
+    }
+
+    /// Refuses, before any work, an output size the format cannot hold or over --max-output-pixels: an exact
+    /// size, or a width whose height follows from a fixed aspect.
+    static func checkOutput(_ options: CropOptions, format: ImageFormat?, path: String) throws {
+        let side = format?.maxDimension ?? Limits.maxSide
+        var size: ImageSize?
+        switch options.size {
+        case .exact(let w, let h): size = ImageSize(width: w, height: h)
+        case .width(let w):
+            guard w <= side else {
+                throw ValidationError("Expected at most \(side) for --width (the largest \(format?.displayName ?? "image") side) but received '\(w)'.")
+            }
+            if case .ratio = options.aspect {
+                let ratio = options.aspect.value(for: ImageSize(width: 1, height: 1))
+                size = ImageSize(width: w, height: max(1, Int((Double(w) / ratio).rounded())))
+            }
+        case nil: break
+        }
+        guard let size else { return }
+        do {
+            try OutputLimits.check(size, format: format ?? .png, path: path, maxPixels: options.maxOutputPixels)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }

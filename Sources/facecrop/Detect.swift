@@ -38,7 +38,7 @@ struct Detect: ParsableCommand {
             try printJSON(report)
             return
         }
-        print("\(input): \(report.input.width)x\(report.input.height), \(report.faces.count) face\(report.faces.count == 1 ? "" : "s")")
+        printLine("\(input): \(report.input.width)x\(report.input.height), \(report.faces.count) face\(report.faces.count == 1 ? "" : "s")")
         for (i, f) in report.faces.enumerated() {
             let r = f.rect
             print("  #\(i + 1)  confidence \(f.confidence)  x \(r.x)  y \(r.y)  width \(r.width)  height \(r.height)")

@@ -32,6 +32,12 @@ struct FaceCropCommand: ParsableCommand {
                 printError("Error: '\(name)' was read as an option; to use the file of that name, write './\(name)' or put it after '--'.")
                 exit(withError: ExitCode(64))
             }
+            // A usage error is one line (the usage summary is in --help), escaped like every error line.
+            if exitCode(for: error) == .validationFailure {
+                let message = self.message(for: error)
+                printError(message.hasPrefix("Error: ") ? message : "Error: \(message)")
+                exit(withError: ExitCode(64))
+            }
             exit(withError: error)
         }
         do {
@@ -52,20 +58,24 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: "Face detector: centerface (default, built in: finds the most faces), yunet (built in: the fastest) or haar (OpenCV cascade from opencv-data).")
     var detector: DetectorKind = .centerface
 
-    @Option(help: "Detector confidence threshold, 0...1 (default: 0.5 for centerface, 0.75 for yunet, 0.5 for haar).")
-    var threshold: Double?
+    @Option(name: .customLong("threshold"), parsing: .unconditional, help: "Detector confidence threshold, 0...1 (default: 0.5 for centerface, 0.75 for yunet, 0.5 for haar).")
+    var thresholdText: NumberText<Double>?
 
-    @Option(help: "Long side in pixels of the image faces are detected on (larger images are shrunk, smaller ones enlarged; default: 640).")
-    var detectSize: Int?
+    @Option(name: .customLong("detect-size"), parsing: .unconditional, help: "Long side in pixels of the image faces are detected on (larger images are shrunk, smaller ones enlarged; default: 640).")
+    var detectSizeText: NumberText<Int>?
 
     @Option(help: "Model file for the detector: a CenterFace or YuNet .onnx (instead of the built-in one) or a Haar cascade .xml.")
     var model: String?
 
-    @Option(help: "Refuse inputs with more pixels than this (decompression bombs).")
-    var maxPixels = FaceCropper.defaultMaxPixels
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse inputs with more pixels than this (decompression bombs).")
+    var maxPixelsText = NumberText(FaceCropper.defaultMaxPixels)
 
-    @Option(help: "Refuse input files larger than this many bytes (default: 512 MiB).")
-    var maxFileSize = FaceCropper.defaultMaxFileSize
+    @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: "Refuse input files larger than this many bytes (default: 512 MiB).")
+    var maxFileSizeText = NumberText(FaceCropper.defaultMaxFileSize)
+
+    @Option(name: .customLong("max-decode-memory"), parsing: .unconditional, help: "Refuse inputs whose decoder holds the whole picture in memory (progressive JPEG, interlaced PNG, GIF, WebP, HEIF) when that takes more bytes than this (default: 256 MiB).")
+    var maxDecodeMemoryText = NumberText(FaceCropper.defaultMaxDecodeMemory)
+    var maxDecodeMemory: Int { get throws { try maxDecodeMemoryText.value("--max-decode-memory", Limits.bytes.range, expected: Limits.bytes.expected) } }
 
     @Flag(help: "Print a JSON report on standard output.")
     var json = false
@@ -73,28 +83,44 @@ struct DetectionOptions: ParsableArguments {
     @Flag(help: "Allow the loaders libvips marks untrusted (ImageMagick and other fuzz-prone formats). Blocked by default.")
     var allowUntrustedLoaders = false
 
+    var threshold: Double? { get throws { try thresholdText?.value("--threshold", Limits.unit.range, expected: Limits.unit.expected) } }
+    var detectSize: Int? { get throws { try detectSizeText?.value("--detect-size", Limits.detectSize.range, expected: Limits.detectSize.expected) } }
+    var maxPixels: Int { get throws { try maxPixelsText.value("--max-pixels", Limits.pixels.range, expected: Limits.pixels.expected) } }
+    var maxFileSize: Int { get throws { try maxFileSizeText.value("--max-file-size", Limits.bytes.range, expected: Limits.bytes.expected) } }
+
     func validate() throws {
-        if let threshold, !(0...1).contains(threshold) {
-            throw ValidationError("Expected a number between 0 and 1 for --threshold but received '\(threshold)'.")
-        }
-        if let detectSize, !(32...4096).contains(detectSize) {
-            throw ValidationError("Expected an integer between 32 and 4096 for --detect-size but received '\(detectSize)'.")
-        }
-        guard maxPixels > 0 else { throw ValidationError("Expected a positive integer for --max-pixels but received '\(maxPixels)'.") }
-        guard maxFileSize > 0 else { throw ValidationError("Expected a positive integer for --max-file-size but received '\(maxFileSize)'.") }
+        _ = (try threshold, try detectSize, try maxPixels, try maxFileSize, try maxDecodeMemory)
     }
 
     /// The cropper; `quality` also loads the capture quality models (for --min-quality), with dlib's landmark
     /// model when it is installed (else a note on standard error).
     func makeCropper(quality: Bool = false) throws -> FaceCropper {
+        if let model {
+            // A model that is not there is a missing input (66), not a failure of the detector.
+            var st = stat()
+            var reason: String?
+            if stat(model, &st) != 0 {
+                reason = String(cString: strerror(errno)).lowercased()
+            } else if st.st_mode & S_IFMT != S_IFREG {
+                reason = "it is not a regular file"
+            } else if access(model, R_OK) != 0 {
+                reason = String(cString: strerror(errno)).lowercased()
+            }
+            if let reason {
+                printError("Error: Model file '\(model)' cannot be read: \(reason).")
+                throw ExitCode(66)
+            }
+        }
         // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()
         let kind = detector, model = model
+        let (threshold, detectSize, maxPixels, maxFileSize) = (try threshold, try detectSize, try maxPixels, try maxFileSize)
         let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
         try? vipsStart.value()
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
         var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
         cropper.maxFileSize = maxFileSize
+        cropper.maxDecodeMemory = try maxDecodeMemory
         if quality {
             let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
             if analyzer.landmarkFitter == nil { printError(LandmarkFitter.missingModelNote) }
@@ -119,6 +145,12 @@ func reportingErrors<T>(_ body: () throws(FaceCropError) -> T) throws -> T {
 func printError(_ line: String) {
     let text = escapingControlCharacters(line) + "\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+}
+
+/// One line on standard output, control characters escaped as on standard error: a file name holding ESC or
+/// CR cannot drive the terminal or forge lines.
+func printLine(_ line: String) {
+    print(escapingControlCharacters(line))
 }
 
 func escapingControlCharacters(_ text: String) -> String {

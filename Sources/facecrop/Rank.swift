@@ -1,6 +1,5 @@
 import ArgumentParser
 import FaceCrop
-import FoundationEssentials
 import Glibc
 
 struct Rank: ParsableCommand {
@@ -14,8 +13,9 @@ struct Rank: ParsableCommand {
 
     @OptionGroup var inputs: InputArguments
 
-    @Option(help: "With --copy-to: how many of the best images to copy.")
-    var top: Int?
+    @Option(name: .customLong("top"), parsing: .unconditional, help: "With --copy-to: how many of the best images to copy.")
+    var topText: NumberText<Int>?
+    var top: Int? { get throws { try topText?.value("--top", Limits.count.range, expected: Limits.count.expected) } }
 
     @Option(help: "Copy the best images here, named by rank (01-name.jpg, 02-...).")
     var copyTo: String?
@@ -26,8 +26,8 @@ struct Rank: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
-        if let top, top < 1 { throw ValidationError("Expected a positive integer for --top but received '\(top)'.") }
-        if top != nil && copyTo == nil { throw ValidationError("--top needs --copy-to.") }
+        _ = try top
+        if topText != nil && copyTo == nil { throw ValidationError("--top needs --copy-to.") }
         if let sheet, ImageFormat(path: sheet) == nil {
             throw ValidationError("Unsupported extension in --sheet '\(sheet)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
         }
@@ -35,44 +35,61 @@ struct Rank: ParsableCommand {
 
     func run() throws {
         Interruption.install()
+        let collected = try inputs.collect()
+        let paths = collected.inputs.map(\.path)
+        let protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []))
+        // The sheet and the copies are checked against every input before any work.
+        try reportingErrors { () throws(FaceCropError) in
+            if let sheet { try OutputCheck.destination(sheet, inputs: protected) }
+            if let copyTo {
+                if let input = protected.input(at: copyTo) { throw .outputSameAsInput(input) }
+                if let folder = FileIdentity(copyTo) {
+                    // Copies are named by rank ("01-a.jpg"): among inputs, one of them could be replaced.
+                    if let input = paths.first(where: { FileIdentity(Self.folder($0)) == folder }) {
+                        throw .outputFolderHoldsInput(copyTo, input: input)
+                    }
+                }
+            }
+        }
         let cropper = try detection.makeCropper(quality: true)
-        let paths = try inputs.collect().map(\.path)
-        let (result, thumbnails) = cropper.rank(paths, jobs: inputs.jobs, thumbnails: sheet != nil ? ContactSheet.defaultTileSize : nil)
+        let (result, thumbnails) = cropper.rank(paths, jobs: try inputs.jobs, thumbnails: sheet != nil ? ContactSheet.defaultTileSize : nil)
+        for problem in collected.problems { printError("Error: \(problem.error.description)") }
         for failure in result.failed { printError("Error: \(failure.error)") }
         if detection.json {
             try printJSON(result)
         } else {
             for (i, r) in result.ranked.enumerated() {
-                print("\(i + 1). \(threeDecimals(r.score))  (\(r.faces) face\(r.faces == 1 ? "" : "s"))  \(r.path)")
+                printLine("\(i + 1). \(threeDecimals(r.score))  (\(r.faces) face\(r.faces == 1 ? "" : "s"))  \(r.path)")
             }
             if !result.noFace.isEmpty {
                 print("No face:")
-                for path in result.noFace { print("   \(path)") }
+                for path in result.noFace { printLine("   \(path)") }
             }
         }
         if let sheet {
-            try reportingErrors { () throws(FaceCropError) in try ContactSheet.write(result.sheetTiles(thumbnails), to: sheet) }
+            try reportingErrors { () throws(FaceCropError) in
+                try ContactSheet.write(result.sheetTiles(thumbnails), to: sheet, inputs: protected)
+            }
         }
         if let copyTo {
-            try copyBest(result.ranked.prefix(top ?? result.ranked.count).map(\.path), to: copyTo)
+            try copyBest(result.ranked.prefix(try top ?? result.ranked.count).map(\.path), to: copyTo, inputs: protected)
         }
-        if !result.failed.isEmpty { throw ExitCode(3) }
+        if !result.failed.isEmpty || !collected.problems.isEmpty { throw ExitCode(3) }
     }
 
     static func name(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
+    static func folder(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
 
-    func copyBest(_ paths: [String], to folder: String) throws {
+    func copyBest(_ paths: [String], to folder: String, inputs: InputSet) throws {
         let width = String(paths.count).count < 2 ? 2 : String(paths.count).count
-        for (i, path) in paths.enumerated() {
-            let name = Self.name(path)
-            let rank = String(repeating: "0", count: max(0, width - String(i + 1).count)) + String(i + 1)
-            let target = "\(folder)/\(rank)-\(name)"
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try Data(contentsOf: URL(fileURLWithPath: path)).write(to: URL(fileURLWithPath: target), options: .atomic)
-            } catch {
-                printError("Error: Cannot copy '\(path)' to '\(target)': \(error).")
-                throw ExitCode(73)
+        try reportingErrors { () throws(FaceCropError) in
+            if !paths.isEmpty { try BatchRunner.makeDirectories(folder) }
+            for (i, path) in paths.enumerated() {
+                let rank = String(repeating: "0", count: max(0, width - String(i + 1).count)) + String(i + 1)
+                try FileCopy.copy(path, to: "\(folder)/\(rank)-\(Self.name(path))", inputs: inputs)
             }
         }
     }

@@ -98,7 +98,7 @@ struct AnnotateTests {
 
             let bad = try runFaceCrop(["group.jpg", "-o", "out.jpg", "--min-quality", "1.5"], in: dir)
             #expect(bad.status == 64, "\(bad)")
-            #expect(bad.stderrLines.first == "Error: Expected a number between 0 and 1 for --min-quality but received '1.5'.")
+            #expect(bad.stderrLines.first == "Error: Expected a number from 0 to 1 for --min-quality but received '1.5'.")
         }
     }
 }

@@ -70,8 +70,11 @@ struct InterruptionTests {
         finished.executableURL = URL(fileURLWithPath: "/bin/true")
         try finished.run()
         finished.waitUntilExit()
-        let dead = ".old.jpg.facecrop-\(finished.processIdentifier)-42.jpg"
-        let alive = ".busy.jpg.facecrop-\(getpid())-43.jpg"
+        // ".NAME.facecrop-PID-START-RANDOM.EXT", START the process's start time (field 22 of /proc/PID/stat).
+        let stat = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8)
+        let start = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")[19]
+        let dead = ".old.jpg.facecrop-\(finished.processIdentifier)-42-00000000000000ff.jpg"
+        let alive = ".busy.jpg.facecrop-\(getpid())-\(start)-00000000000000ff.jpg"
         for name in [dead, alive] { #expect(FileManager.default.createFile(atPath: out.appendingPathComponent(name).path, contents: Data("partial".utf8))) }
         let run = try runFaceCrop(["batch", "in", "--output-dir", "out", "-q"], in: dir)
         #expect(run.status == 0, "\(run)")

@@ -48,8 +48,8 @@ struct ParsingTests {
     @Test func detectionOptions() throws {
         let detect = try Detect.parse(["in.jpg", "--detector", "haar", "--threshold", "0.3", "--detect-size", "320", "--json"])
         #expect(detect.detection.detector == .haar)
-        #expect(detect.detection.threshold == 0.3)
-        #expect(detect.detection.detectSize == 320)
+        #expect(try detect.detection.threshold == 0.3)
+        #expect(try detect.detection.detectSize == 320)
         #expect(detect.detection.json)
     }
 

@@ -136,3 +136,36 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Hostile values through the public API: any ratio and margin (zero, NaN, infinite, subnormal, huge) give a
+/// crop inside the image, never a trap; float-to-int conversions clamp.
+struct HostilePlanningTests {
+    static let ratios: [Double] = [0, -1, .nan, .infinity, -.infinity, 1e308, 1e-308, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1, 16.0 / 9]
+    static let margins: [Double] = [0, -1e308, .nan, .infinity, -.infinity, 1e308, .leastNonzeroMagnitude, 200]
+
+    @Test(arguments: ratios)
+    func anyRatioGivesACropInsideTheImage(_ ratio: Double) {
+        let image = ImageSize(width: 640, height: 480)
+        for margin in Self.margins {
+            for faces in [[Rect(x: 100, y: 100, width: 50, height: 60)], [Rect(x: .nan, y: 0, width: .infinity, height: 1)]] {
+                guard let plan = CropPlanner.plan(faces: faces, image: image, strategy: .all, margin: margin, ratio: ratio) else {
+                    Issue.record("no plan for ratio \(ratio), margin \(margin)")
+                    continue
+                }
+                let r = plan.rect
+                #expect(r.width >= 1 && r.height >= 1 && r.x >= 0 && r.y >= 0, "ratio \(ratio), margin \(margin): \(r)")
+                #expect(r.x + r.width <= 640 && r.y + r.height <= 480, "ratio \(ratio), margin \(margin): \(r)")
+            }
+            let largest = CropPlanner.largestSize(ratio: ratio, in: image)
+            #expect((1...640).contains(largest.width) && (1...480).contains(largest.height), "ratio \(ratio): \(largest)")
+        }
+    }
+
+    @Test(arguments: [
+        (Double.nan, 1...10, 1), (.infinity, 1...10, 10), (-.infinity, 1...10, 1), (1e308, 0...Int.max, Int.max),
+        (-1e308, Int.min...0, Int.min), (9.3e18, 0...Int.max, Int.max), (4.4, 0...10, 4), (4.5, 0...10, 5),
+    ])
+    func clampedIntNeverTraps(_ value: Double, _ range: ClosedRange<Int>, _ expected: Int) {
+        #expect(clampedInt(value, in: range) == expected)
+    }
+}

@@ -56,6 +56,10 @@ int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated,
 int fc_preview(FCImage *in, int box, FCImage **out);
 /// Bytes the decoded pixels take (width x height x bands x sample size).
 size_t fc_decoded_bytes(const FCImage *image);
+/// Decoders that hold a whole frame in memory whatever the access pattern (see fc_whole_frame_format).
+enum { FC_STREAMED = 0, FC_PROGRESSIVE_JPEG = 1, FC_INTERLACED_PNG = 2, FC_GIF = 3, FC_WEBP_WHOLE = 4, FC_HEIF_WHOLE = 5 };
+/// Which whole-frame decoder reads this image (FC_STREAMED for none), and the bytes per pixel it takes.
+int fc_whole_frame_format(FCImage *image, int *bytes_per_pixel);
 
 int fc_width(const FCImage *image);
 int fc_height(const FCImage *image);

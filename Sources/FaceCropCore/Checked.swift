@@ -1,0 +1,24 @@
+/// Conversions from floating point to fixed-width integers that never trap: `Int(x)` traps on NaN, on
+/// infinities and on values beyond the type's range, all of which hostile arguments (an aspect of 1e308:1)
+/// or degenerate geometry can produce.
+
+/// `value` rounded to the nearest integer and clamped into `range`; NaN gives the lower bound.
+public func clampedInt(_ value: Double, in range: ClosedRange<Int>, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+    guard !value.isNaN else { return range.lowerBound }
+    let r = value.rounded(rule)
+    if r <= Double(range.lowerBound) { return range.lowerBound }
+    // Double(Int.max) rounds up to 2^63, which Int cannot hold: compare before converting.
+    if r >= Double(range.upperBound) { return range.upperBound }
+    return Int(r)
+}
+
+/// `value` rounded and clamped into the whole of `Int`'s range (NaN gives 0).
+public func clampedInt(_ value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+    value.isNaN ? 0 : clampedInt(value, in: Int.min...Int.max, rounding: rule)
+}
+
+/// The product of two non-negative sizes, or nil when it does not fit in an `Int`.
+public func checkedProduct(_ a: Int, _ b: Int) -> Int? {
+    let (p, overflow) = a.multipliedReportingOverflow(by: b)
+    return overflow ? nil : p
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Output paths checked against every input by identity, before any work; batch never re-reads its own
+/// outputs; reports, listings, full disks and names with control characters handled as docs/security.md says.
+struct HostilePathTests {
+    /// A scratch folder with `photos/a.jpg` (Samples/group.jpg) and its snapshot.
+    static func photos(_ dir: URL) throws -> FileSnapshot {
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        return try FileSnapshot(copySample("Samples/group.jpg", to: dir, as: "photos/a.jpg"))
+    }
+
+    @Test(arguments: [
+        ["rank", "photos/a.jpg", "--sheet", "./photos/a.jpg"],
+        ["rank", "photos", "--sheet", "photos/../photos/a.jpg"],
+        ["rank", "photos", "--copy-to", "photos"],
+        ["batch", "photos", "--output-dir", "out", "--report", "photos/a.jpg"],
+        ["batch", "photos", "--output-dir", "out", "--report", "link.jpg"],
+        ["batch", "photos", "--output-dir", "out", "--report", "hard.jpg"],
+        ["batch", "photos/a.jpg", "--output-dir", "photos", "--name", "a.jpg", "--size", "64x64"],
+        ["photos/a.jpg", "-o", "hard.jpg"],
+        ["annotate", "photos/a.jpg", "-o", "link.jpg"],
+        ["best-frame", "clip.mp4", "-o", "clip.jpg"],
+        ["best-frame", "clip.mp4", "-o", "x.jpg", "--contact-sheet", "./x.jpg"],
+        ["photos/a.jpg", "-o", "fifo.jpg"],
+    ])
+    func writingOverAnInputOrANodeIsRefusedBeforeAnyWork(_ args: [String]) throws {
+        try withScratch { dir in
+            let before = try Self.photos(dir)
+            symlink("photos/a.jpg", dir.appendingPathComponent("link.jpg").path)
+            link(dir.appendingPathComponent("photos/a.jpg").path, dir.appendingPathComponent("hard.jpg").path)
+            // A Live Photo: a still beside a "video" (refused before anything decodes it).
+            try copySample("Samples/group.jpg", to: dir, as: "clip.mp4")
+            try copySample("Samples/portrait.png", to: dir, as: "clip.jpg")
+            let still = try FileSnapshot(dir.appendingPathComponent("clip.jpg"))
+            mkfifo(dir.appendingPathComponent("fifo.jpg").path, 0o644)
+            let r = try runFaceCrop(args, in: dir)
+            #expect(r.status == 64, "\(r)")
+            #expect(r.stderrLines.count == 1, "\(r)")
+            #expect(try FileSnapshot(dir.appendingPathComponent("photos/a.jpg")) == before)
+            #expect(try FileSnapshot(dir.appendingPathComponent("clip.jpg")) == still)
+            var st = stat()
+            #expect(lstat(dir.appendingPathComponent("fifo.jpg").path, &st) == 0 && st.st_mode & S_IFMT == S_IFIFO)
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "work began: \(r)")
+            #expect(leftoverTempFiles(dir).isEmpty && leftoverTempFiles(dir.appendingPathComponent("photos")).isEmpty)
+        }
+    }
+
+    /// The output folder is the input folder, or inside it with --recursive: every run finds one input.
+    @Test(arguments: [["photos", "--output-dir", "photos"], ["photos", "--recursive", "--output-dir", "photos/out"]])
+    func batchNeverReadsItsOwnOutputs(_ args: [String]) throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            for run in 1...3 {
+                let r = try runFaceCrop(["batch"] + args + ["--size", "64x64", "--aspect", "1:1"], in: dir)
+                #expect(r.status == 0, "run \(run): \(r)")
+                #expect(r.stdout.split(separator: "\n").count == 1, "run \(run): \(r.stdout)")
+            }
+            let images = (FileManager.default.enumerator(atPath: dir.appendingPathComponent("photos").path)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix(".jpg") && !$0.contains("/.") }
+            #expect(images.count == 3, "\(images.sorted())")  // a.jpg and its two outputs, no later generation
+        }
+    }
+
+    @Test func reportToAFullDeviceFailsTheRun() throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            let r = try runFaceCrop(["batch", "photos", "--output-dir", "out", "--report", "/dev/full", "-q"], in: dir)
+            #expect(r.status == 73, "\(r)")
+            #expect(r.stderrLines == ["Error: Cannot write to '/dev/full': no space left on device."], "\(r)")
+        }
+    }
+
+    @Test func reportAndOutputFolderProblemsComeBeforeAnyWork() throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            let r = try runFaceCrop(["batch", "photos", "--output-dir", "out", "--report", "no-such-folder/report.jsonl"], in: dir)
+            #expect(r.status == 73, "\(r)")
+            #expect(r.stderrLines == ["Error: Output folder 'no-such-folder' does not exist."], "\(r)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
+            try Data().write(to: dir.appendingPathComponent("file"))
+            let r2 = try runFaceCrop(["batch", "photos", "--output-dir", "file/out"], in: dir)
+            #expect(r2.status == 73 && r2.stderrLines.count == 1 && !r2.stderr.contains("CocoaError"), "\(r2)")
+        }
+    }
+
+    /// Folders nested deeper than the walk goes, and a symbolic-link loop: the run fails (3) with a line for
+    /// the folder, after doing the rest; the loop is walked once.
+    @Test func foldersThatCannotBeWalkedFailTheRun() throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            var deep = dir.appendingPathComponent("photos")
+            for i in 0..<70 { deep.appendPathComponent("d\(i % 10)") }
+            try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+            symlink("..", dir.appendingPathComponent("photos/loop").path)
+            let r = try runFaceCrop(["batch", "photos", "--recursive", "--output-dir", "out", "-q"], in: dir)
+            #expect(r.status == 3, "\(r)")
+            #expect(r.stderrLines.count == 1 && r.stderr.contains("nested more than 64 folders deep"), "\(r)")
+            #expect(r.stdout.split(separator: "\n").count == 1, "\(r)")
+        }
+    }
+
+    @Test func controlCharactersInNamesAreEscapedOnStandardOutput() throws {
+        try withScratch { dir in
+            let name = "a\u{1B}[31mred\rb\tc.jpg"
+            try copySample("Samples/group.jpg", to: dir, as: name)
+            for args in [[name, "-o", "out.jpg"], ["batch", name, "--output-dir", "out"], ["rank", name]] {
+                let r = try runFaceCrop(args, in: dir)
+                #expect(r.status == 0, "\(r)")
+                #expect(!r.stdout.contains("\u{1B}") && !r.stdout.contains("\r") && !r.stdout.contains("\t"), "\(args): \(r.stdout)")
+                #expect(r.stdout.contains("a\\x1b[31mred\\rb\\tc.jpg"), "\(r.stdout)")
+            }
+        }
+    }
+
+    /// An output truncated after a run is made again, not skipped.
+    @Test func truncatedOutputsAreRebuilt() throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            let args = ["batch", "photos", "--output-dir", "out", "--size", "64x64"]
+            #expect(try runFaceCrop(args, in: dir).status == 0)
+            let output = dir.appendingPathComponent("out/a-64x64.jpg")
+            let whole = try Data(contentsOf: output)
+            truncate(output.path, off_t(whole.count / 2))
+            let r = try runFaceCrop(args, in: dir)
+            #expect(r.status == 0 && r.stdout.contains(": done ->"), "\(r)")
+            #expect(try Data(contentsOf: output).count == whole.count)
+            // A file of the right size but not of the format (overwritten by something else) too.
+            try Data(repeating: 0, count: whole.count).write(to: output)
+            #expect(try runFaceCrop(args, in: dir).stdout.contains(": done ->"))
+            #expect(try runFaceCrop(args, in: dir).stdout.contains(": skipped ->"))
+        }
+    }
+
+    /// Only exactly-named temporary files of processes that are gone are removed; others are left alone.
+    @Test func staleTemporaryFilesAreRecognisedSafely() throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            let out = dir.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            let own = getpid()
+            let stat = try String(contentsOfFile: "/proc/\(own)/stat", encoding: .utf8)
+            let start = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")[19]
+            let stale = [".a-64x64.jpg.facecrop-\(own)-1-0123456789abcdef.jpg", ".b.jpg.facecrop-2147483646-5-fedcba9876543210.jpg"]
+            let kept = [
+                ".a.jpg.facecrop-\(own)-\(start)-0123456789abcdef.jpg",  // a live writer: this test process
+                ".notes.facecrop-123.jpg", "a.jpg.facecrop-2147483646-5-fedcba9876543210.jpg", ".x.facecrop-1-2-short.jpg",
+            ]
+            for name in stale + kept { try Data("x".utf8).write(to: out.appendingPathComponent(name)) }
+            symlink("../photos/a.jpg", out.appendingPathComponent(".l.jpg.facecrop-2147483646-5-fedcba9876543210.jpg").path)
+            let r = try runFaceCrop(["batch", "photos", "--output-dir", "out", "-q"], in: dir)
+            #expect(r.status == 0, "\(r)")
+            let left = listing(out)
+            for name in stale { #expect(!left.contains(name), "\(name) stayed") }
+            for name in kept + [".l.jpg.facecrop-2147483646-5-fedcba9876543210.jpg"] { #expect(left.contains(name), "\(name) was removed") }
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("photos/a.jpg").path))
+        }
+    }
+
+    @Test(arguments: [("/dev/zero", "longer than 4096 bytes"), ("list.txt", "holds a NUL byte")])
+    func inputListsAreBounded(_ list: String, _ message: String) throws {
+        try withScratch { dir in
+            try Data("a.jpg\n\0b.jpg\n".utf8).write(to: dir.appendingPathComponent("list.txt"))
+            let r = try runFaceCrop(["batch", "--inputs", list, "--output-dir", "out"], in: dir, timeout: 30)
+            #expect(r.status == 65 && !r.timedOut, "\(r)")
+            #expect(r.stderrLines.count == 1 && r.stderr.contains(message), "\(r)")
+        }
+    }
+
+    /// A container with no duration (a raw H.264 stream named .mp4) is measured by its frames.
+    @Test func rawVideoIsHeldToMaxDuration() throws {
+        try withScratch { dir in
+            let ffmpeg = Process()
+            ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            ffmpeg.arguments = ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25", "-t", "4",
+                                "-c:v", "libx264", "-f", "h264", dir.appendingPathComponent("raw.mp4").path]
+            try ffmpeg.run()
+            ffmpeg.waitUntilExit()
+            try #require(ffmpeg.terminationStatus == 0)
+            for command in [["best-frame", "raw.mp4"], ["stability", "raw.mp4"]] {
+                let r = try runFaceCrop(command + ["--max-duration", "2"], in: dir)
+                #expect(r.status == 65, "\(r)")
+                #expect(r.stderrLines == ["Error: Input 'raw.mp4' lasts 4.0 s, over the limit of 2.0 s; raise it with --max-duration if you trust this file."], "\(r)")
+            }
+        }
+    }
+
+    /// An RGB float TIFF with NaN pixels: a crop (libvips finds no attention point, so the crop is centred).
+    @Test func floatTIFFWithNaNIsCropped() throws {
+        try withScratch { dir in
+            var floats = [Float]()
+            for y in 0..<64 { for x in 0..<64 { for _ in 0..<3 { floats.append((x + y) % 7 == 0 ? .nan : 0.5) } } }
+            let raw = dir.appendingPathComponent("raw.bin")
+            try floats.withUnsafeBytes { try Data($0).write(to: raw) }
+            try vips(["rawload", raw.path, dir.appendingPathComponent("r.v").path, "64", "64", "12"])
+            try vips(["copy", dir.appendingPathComponent("r.v").path, dir.appendingPathComponent("nan.tif").path,
+                      "--format", "float", "--bands", "3", "--interpretation", "scrgb"])
+            let r = try runFaceCrop(["nan.tif", "-o", "out.jpg"], in: dir)
+            #expect(r.status == 0, "\(r)")
+            #expect(imageKind(of: dir.appendingPathComponent("out.jpg")) == .jpeg)
+        }
+    }
+
+    @Test func missingModelIsAMissingInput() throws {
+        try withScratch { dir in
+            let r = try runFaceCrop(["detect", "in.jpg", "--model", "no-such-model.onnx"], in: dir)
+            #expect(r.status == 66 && r.stderrLines == ["Error: Model file 'no-such-model.onnx' cannot be read: no such file or directory."], "\(r)")
+        }
+    }
+
+    /// A full file system (a 64 KiB tmpfs, mounted when the tests run as root): 73 in the system's words,
+    /// never blaming the input, nothing left behind.
+    @Test(.enabled(if: getuid() == 0)) func fullDiskIsAnOutputProblem() throws {
+        try withScratch { dir in
+            let mount = dir.appendingPathComponent("full")
+            try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+            let m = Process()
+            m.executableURL = URL(fileURLWithPath: "/bin/mount")
+            m.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount.path]
+            try m.run()
+            m.waitUntilExit()
+            guard m.terminationStatus == 0 else {
+                Issue.record("cannot mount a tmpfs here (status \(m.terminationStatus))")
+                return
+            }
+            defer {
+                let u = Process()
+                u.executableURL = URL(fileURLWithPath: "/bin/umount")
+                u.arguments = [mount.path]
+                try? u.run()
+                u.waitUntilExit()
+            }
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            for ext in ["jpg", "png", "tif", "webp"] {
+                let r = try runFaceCrop(["in.jpg", "-o", "full/out.\(ext)", "--aspect", "original"], in: dir)
+                #expect(r.status == 73, "\(ext): \(r)")
+                #expect(r.stderrLines == ["Error: Cannot write to 'full/out.\(ext)': no space left on device."], "\(ext): \(r)")
+                #expect(listing(mount).isEmpty, "\(listing(mount))")
+            }
+            let b = try runFaceCrop(["batch", "in.jpg", "--output-dir", "full", "--aspect", "original", "-q"], in: dir)
+            #expect(b.status == 3 && b.stderr.contains("no space left on device") && !b.stderr.contains("damaged"), "\(b)")
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import Testing
+
+@testable import facecrop
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every option that takes a value, of every command, found in the commands' own help (so an option added
+/// later is covered without touching this file), fed hostile values: huge, tiny, negative, zero, NaN,
+/// infinite, 2^31, 2^63, hundreds of digits, words. Parsing and validation run in-process for all of them
+/// (a trap would take the test process down); every value accepted there then runs through the built binary,
+/// `crop` on a real image so it reaches the planner and the resize. Each run must end with a documented
+/// status, never a signal; a refused value is one line on standard error (64).
+struct HostileValueTests {
+    static let commands: [(name: String, type: ParsableCommand.Type)] = [
+        ("crop", Crop.self), ("detect", Detect.self), ("batch", Batch.self), ("rank", Rank.self), ("annotate", Annotate.self),
+        ("best-frame", BestFrame.self), ("stability", Stability.self),
+    ]
+
+    /// Options whose values are names, paths or words, not numbers: given hostile numbers too, but only two.
+    static let textOptions: Set<String> = [
+        "--output", "--output-dir", "--name", "--format", "--report", "--inputs", "--copy-to", "--sheet",
+        "--contact-sheet", "--model", "--detector", "--strategy", "--no-face",
+    ]
+
+    static let values = [
+        "-5", "0", "-0", "nan", "inf", "-inf", "1e308", "-1e308", "1e-300", "5e-324", "2147483648", "4294967297",
+        "9223372036854775808", "18446744073709551617", "1" + String(repeating: "0", count: 400), "0x7fffffff", "abc", "",
+    ]
+    /// Shaped like the values of --aspect, --size, --shard and --margin.
+    static let shaped = ["1e308:1", "1:3e-320", "999999999999999999999:1", "-1:1", "4294967297x1", "2147483648x2", "65501x1", "-5%", "1e308%"]
+
+    /// Only `crop` reads a real image (so values that pass reach the planner and the resize); the others stop
+    /// at their missing input once the values are accepted.
+    static func base(_ command: String) -> [String] {
+        switch command {
+        case "crop": ["in.jpg", "-o", "out.jpg"]
+        case "detect": ["missing.jpg"]
+        case "batch": ["missing.jpg", "--output-dir", "out", "-q"]
+        case "rank": ["missing.jpg", "--copy-to", "best"]
+        case "annotate": ["missing.jpg", "-o", "annotated.png"]
+        case "best-frame": ["missing.mp4", "-o", "frame.jpg"]
+        default: ["missing.mp4"]
+        }
+    }
+
+    /// (command, option) for every option with a value in the command's help.
+    static func options() throws -> [(command: String, option: String)] {
+        let pattern = try NSRegularExpression(pattern: #"^\s+(?:-\w, )?(--[a-z0-9-]+) <"#, options: .anchorsMatchLines)
+        return commands.flatMap { command in
+            let help = FaceCropCommand.helpMessage(for: command.type, columns: 200)
+            return pattern.matches(in: help, range: NSRange(help.startIndex..., in: help)).compactMap { m in
+                Range(m.range(at: 1), in: help).map { (command.name, String(help[$0])) }
+            }
+        }
+    }
+
+    /// Every (command, arguments) to try.
+    static func cases() throws -> [(command: String, option: String, args: [String])] {
+        try options().flatMap { command, option in
+            let values = textOptions.contains(option) ? ["-5", "1e308:1"] : values + shaped
+            return values.map { value in
+                var args = base(command)
+                if let i = args.firstIndex(of: option) ?? (option == "--output" ? args.firstIndex(of: "-o") : nil) {
+                    args[i + 1] = value
+                } else {
+                    args += [option, value]
+                }
+                return (command, option, args)
+            }
+        }
+    }
+
+    static let documented: Set<Int32> = [0, 2, 3, 64, 65, 66, 73]
+
+    @Test func everyOptionGetsAcleanStatusForEveryHostileValue() throws {
+        let options = try Self.options()
+        // The list comes from the help: a broken help would make this test pass vacuously.
+        #expect(options.count >= 40, "\(options)")
+        #expect(options.contains { $0 == ("crop", "--width") } && options.contains { $0 == ("stability", "--max-frames") })
+        var accepted: [(command: String, args: [String])] = []
+        var refused = 0
+        for (command, option, args) in try Self.cases() {
+            let full = [command] + args
+            do {
+                _ = try FaceCropCommand.parseAsRoot(full)
+                // Accepted values of the other commands only meet their missing input: validation is their test.
+                if command == "crop" { accepted.append((command, full)) }
+            } catch {
+                refused += 1
+                let message = FaceCropCommand.message(for: error)
+                #expect(FaceCropCommand.exitCode(for: error) == .validationFailure, "\(full): \(error)")
+                #expect(!message.contains("\n") && !message.isEmpty, "\(full): \(message)")
+                // A negative number is a value to judge ("-5" for a file name is written "./-5").
+                #expect(Self.textOptions.contains(option) || !message.contains("Missing value"), "\(full): \(message)")
+            }
+        }
+        #expect(refused > 500 && accepted.count > 10, "refused \(refused), accepted \(accepted.count)")
+        try withScratch { dir in
+            try vips(["gaussnoise", dir.appendingPathComponent("in.jpg").path, "48", "40"])
+            // Every accepted value through the binary, and one refused value per command through its main().
+            let runs = accepted.map(\.args) + Self.commands.map { [$0.name] + Self.base($0.name) + ["--max-pixels", "-5"] }
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: runs.count) { i in
+                let args = runs[i]
+                let problem: String?
+                do {
+                    let r = try runFaceCrop(args, in: dir, timeout: 120)
+                    if r.signalled || r.timedOut {
+                        problem = "signal or timeout: \(r)"
+                    } else if !Self.documented.contains(r.status) {
+                        problem = "undocumented status: \(r)"
+                    } else if r.status == 64 && (r.stderrLines.count != 1 || !r.stderr.hasPrefix("Error: ")) {
+                        problem = "64 without exactly one error line: \(r)"
+                    } else {
+                        problem = nil
+                    }
+                } catch {
+                    problem = "\(error)"
+                }
+                if let problem { failures.withLock { $0.append("\(args.joined(separator: " ")): \(problem)") } }
+            }
+            let all = failures.withLock { $0 }
+            #expect(all.isEmpty, "\(all.count) of \(runs.count) runs:\n\(all.prefix(20).joined(separator: "\n"))")
+        }
+    }
+
+    /// The values the issue was found with, each refused with its own sharp-like message.
+    @Test(arguments: [
+        (["in.jpg", "-o", "out.jpg", "--aspect", "1e308:1"], "Expected a ratio from 1:10000 to 10000:1 for --aspect but received '1e308:1'."),
+        (["in.jpg", "-o", "out.jpg", "--width", "2147483648"], "Expected an integer from 1 to 10000000 for --width but received '2147483648'."),
+        (["in.jpg", "-o", "out.jpg", "--width", "0"], "Expected an integer from 1 to 10000000 for --width but received '0'."),
+        (["in.jpg", "-o", "out.jpg", "--margin", "-5"], "Expected a number of pixels (200) or a percentage (40%) for --margin but received '-5'."),
+        (["in.jpg", "-o", "out.jpg", "--width", "65501"], "Expected at most 65500 for --width (the largest JPEG side) but received '65501'."),
+        (["in.jpg", "-o", "out.webp", "--size", "16384x100"], "Output 'out.webp' would be 16384x100 pixels, over the 16383 pixels a WebP side can have."),
+        (["in.jpg", "-o", "."], "Expected a file name for -o but received '.', which names a folder."),
+        (["in.jpg", "-o", "dir/.."], "Expected a file name for -o but received 'dir/..', which names a folder."),
+        (["batch", "in.jpg", "--output-dir", "o", "--jobs", "-1"], "Expected an integer from 1 to 256 for --jobs but received '-1'."),
+        (["in.jpg", "-o", "out.jpg", "--width", "65500", "--aspect", "1:1"],
+         "Output 'out.jpg' would be 65500x65500 pixels, over the limit of 268402689 output pixels; raise it with --max-output-pixels."),
+    ])
+    func refusedWithASharpMessage(_ args: [String], _ message: String) throws {
+        try withScratch { dir in
+            let r = try runFaceCrop(args, in: dir)
+            #expect(r.status == 64, "\(r)")
+            #expect(r.stderrLines == ["Error: \(message)"], "\(r)")
+        }
+    }
+}
