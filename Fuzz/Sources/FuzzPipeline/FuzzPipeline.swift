@@ -17,6 +17,7 @@ private let folder: String = {
 }()
 
 private struct Tools: Sendable {
+    let centerface: FaceDetector
     let yunet: FaceDetector
     let haar: FaceDetector
     let quality: QualityAnalyzer
@@ -24,7 +25,9 @@ private struct Tools: Sendable {
 
 private let tools: Tools = {
     do {
-        return Tools(yunet: try FaceDetector(kind: .yunet), haar: try FaceDetector(kind: .haar), quality: try QualityAnalyzer())
+        return Tools(
+            centerface: try FaceDetector(kind: .centerface), yunet: try FaceDetector(kind: .yunet), haar: try FaceDetector(kind: .haar),
+            quality: try QualityAnalyzer())
     } catch {
         fatalError("fuzz harness set-up failed: \(error)")
     }
@@ -38,7 +41,7 @@ private func configuration(_ size: Int) -> (FaceCropper, CropOptions, ext: Strin
         defer { n /= values.count }
         return values[n % values.count]
     }
-    let detector = pick([tools.yunet, tools.yunet, tools.haar])
+    let detector = pick([tools.centerface, tools.centerface, tools.yunet, tools.haar])
     // A small detection size keeps executions fast; a 4-megapixel limit keeps decompression bombs cheap
     // (the limit itself is tested in Tests/).
     var cropper = FaceCropper(detector: detector, analysisSize: pick([64, 128, 200]), maxPixels: 4_000_000)
