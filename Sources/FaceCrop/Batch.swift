@@ -72,21 +72,25 @@ public enum BatchInputs {
     }
 
     static func entries(_ folder: String, hidden: Bool = false) -> [String] {
-        (try? list(folder, hidden: hidden)) ?? []
+        (try? list(folder, hidden: hidden).names) ?? []
     }
 
     /// The names in a folder, sorted; throws when it cannot be listed.
-    static func list(_ folder: String, hidden: Bool = false) throws(FaceCropError) -> [String] {
+    /// Names that are not valid UTF-8 are left out of `names` and returned, shown with their bytes escaped.
+    static func list(_ folder: String, hidden: Bool = false) throws(FaceCropError) -> (names: [String], undecodable: [String]) {
         guard let dir = opendir(folder) else { throw .inputUnreadable(folder, reason: "the folder cannot be listed: \(errorText(errno))") }
         defer { closedir(dir) }
-        var names = [String]()
+        var names = [String](), undecodable = [String]()
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard hidden || bytes.first != UInt8(ascii: ".") else { continue }
+            if let name = FileName.text(bytes) {
+                if name != "." && name != ".." { names.append(name) }
+            } else {
+                undecodable.append(FileName.shown(bytes))
             }
-            if name != "." && name != ".." && (hidden || !name.hasPrefix(".")) { names.append(name) }
         }
-        return names.sorted()
+        return (names.sorted(), undecodable.sorted())
     }
 
     private static func walk(
@@ -103,7 +107,15 @@ public enum BatchInputs {
             return
         }
         let names: [String]
-        do { names = try list(folder) } catch {
+        do {
+            let listed = try list(folder)
+            names = listed.names
+            // Such a name cannot be opened through a string: an image (by extension) among them is a failed input.
+            for name in listed.undecodable where hasImageExtension(name) {
+                let path = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
+                found.problems.append((path, .inputUnreadable(path, reason: "its name is not valid UTF-8; \(FileName.advice)")))
+            }
+        } catch {
             found.problems.append((folder, error))
             return
         }
@@ -114,11 +126,16 @@ public enum BatchInputs {
                     walk(path, subfolder: subfolder.isEmpty ? name : "\(subfolder)/\(name)", recursive: true, depth: depth + 1,
                          excluding: excluding, visited: &visited, into: &found)
                 }
-            } else if let dot = name.lastIndex(of: "."), imageExtensions.contains(name[name.index(after: dot)...].lowercased()) {
+            } else if hasImageExtension(name) {
                 if let id = FileIdentity(path), excluding.files.contains(id) { continue }
                 found.inputs.append(BatchInput(path: path, subfolder: subfolder))
             }
         }
+    }
+
+    static func hasImageExtension(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        return imageExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
     /// The inputs of shard `index` (0-based) of `count`: by a stable hash of the key, so every machine

@@ -258,6 +258,7 @@ public struct BestFrameFinder: Sendable {
     /// Analyses the input: every sampled frame registered, searched for faces and scored; then the choice.
     public func analyze(_ input: String) throws(VideoError) -> VideoAnalysis {
         let start = ContinuousClock.now
+        do { try options.check() } catch { throw .image(error) }
         let resolved = try Self.resolve(input, includeStill: options.includeStill)
         let decoder = try Self.open(resolved.video, options: options, maxPixels: cropper.maxPixels)
         let info = decoder.info

@@ -33,13 +33,16 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
     case writeFailed(String, detail: String)
     case detector(String)
     case imageProcessing(String)
+    /// A library setting (`FaceCropper`, `CropOptions`) outside the range the command accepts for its option;
+    /// the message is a whole sentence.
+    case invalidSetting(String)
 
     /// Exit statuses (see README): 2 no face with --no-face fail, 64 usage, 65 bad input data,
     /// 66 input missing or unreadable, 73 output cannot be created, 1 anything else.
     public var exitCode: Int32 {
         switch self {
         case .noFace: return 2
-        case .unsupportedOutputFormat, .outputSameAsInput, .outputsClash, .outputNotRegularFile, .outputTooLarge, .outputFolderHoldsInput: return 64
+        case .invalidSetting, .unsupportedOutputFormat, .outputSameAsInput, .outputsClash, .outputNotRegularFile, .outputTooLarge, .outputFolderHoldsInput: return 64
         case .inputEmpty, .notAnImage, .inputIsVideo, .blockedLoader, .corruptImage, .tooManyPixels, .fileTooLarge, .wholeFrameTooLarge: return 65
         case .inputNotFound, .inputIsDirectory, .inputNotRegularFile, .inputUnreadable: return 66
         case .outputDirectoryMissing, .outputNotWritable, .writeFailed: return 73
@@ -82,6 +85,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .writeFailed(let p, let detail): return "Writing '\(p)' failed: \(detail)."
         case .detector(let detail): return "Face detection failed: \(detail)."
         case .imageProcessing(let detail): return "Image processing failed: \(detail)."
+        case .invalidSetting(let message): return message
         }
     }
 }

@@ -151,6 +151,7 @@ public struct FaceCropper: Sendable {
     public static let memoryName = "(memory)"
 
     private func analyze(_ input: ImageInput, since start: ContinuousClock.Instant) throws(FaceCropError) -> Analysis {
+        try checkSettings()
         let path = input.name
         let header: VipsImage
         do { header = try input.open(sequential: true) } catch { throw Self.readError(input, error) }
@@ -240,7 +241,9 @@ public struct FaceCropper: Sendable {
     /// Measures the capture quality of every face into `analysis.quality` (once), timed in `timings.quality`.
     public func measureQuality(_ analysis: inout Analysis) throws(FaceCropError) {
         guard analysis.quality == nil else { return }
-        guard let analyzer = qualityAnalyzer else { preconditionFailure("capture quality needs FaceCropper.qualityAnalyzer") }
+        guard let analyzer = qualityAnalyzer else {
+            throw .invalidSetting("Capture quality (CropOptions.minQuality, measureQuality) needs FaceCropper.qualityAnalyzer to be set.")
+        }
         let start = ContinuousClock.now
         analysis.quality = try analyzer.assess(analysis)
         analysis.timings.quality = Self.ms(start, .now)
@@ -276,6 +279,7 @@ public struct FaceCropper: Sendable {
 
     /// Plans the crop. Throws `.noFace` only with `NoFacePolicy.fail`.
     public func plan(_ analysis: Analysis, options: CropOptions) throws(FaceCropError) -> CropInfo {
+        try options.check()
         let size = analysis.size
         let rects = analysis.faceRects
         let ratio = options.aspect.value(for: size)
@@ -372,6 +376,7 @@ public struct FaceCropper: Sendable {
     private static func checkOutput(
         _ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, format: ImageFormat, path: String, options: CropOptions
     ) throws(FaceCropError) {
+        try options.check()
         try OutputLimits.check(outSize, format: format, path: path, maxPixels: options.maxOutputPixels)
         guard crop.width > 0, crop.height > 0, crop.x >= 0, crop.y >= 0, crop.x <= analysis.size.width - crop.width,
             crop.y <= analysis.size.height - crop.height
@@ -410,6 +415,7 @@ public struct FaceCropper: Sendable {
     /// The whole job for one image. `output` nil plans without writing (dry run).
     public func run(_ input: String, output: String?, options: CropOptions) throws(FaceCropError) -> CropReport {
         let start = ContinuousClock.now
+        try options.check()
         if let output {
             let format = try OutputCheck.writable(output, input: input)
             if case .exact(let w, let h) = options.size {
@@ -435,6 +441,7 @@ public struct FaceCropper: Sendable {
     /// written. `name` stands for the input's path in messages and the report.
     public func run(bytes: [UInt8], name: String = FaceCropper.memoryName, format: ImageFormat, options: CropOptions) throws(FaceCropError) -> CroppedImage {
         let start = ContinuousClock.now
+        try options.check()
         var analysis = try screen(analyze(bytes: bytes, name: name), minimum: options.minQuality)
         let planStart = ContinuousClock.now
         let crop = try plan(analysis, options: options)

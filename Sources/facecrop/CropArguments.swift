@@ -28,9 +28,6 @@ struct CropArguments: ParsableArguments {
     var minQuality: Double? { get throws { try minQualityText?.value("--min-quality", Limits.unit.range, expected: Limits.unit.expected) } }
     var maxOutputPixels: Int { get throws { try maxOutputPixelsText.value("--max-output-pixels", Limits.pixels.range, expected: Limits.pixels.expected) } }
 
-    /// Margins larger than this (pixels, or percent of the face height) frame the same as the whole image.
-    static let maxMarginPixels = 1_000_000.0, maxMarginPercent = 10_000.0
-
     func validate() throws { _ = try options() }
 
     /// The shared part of the library's options; aspect and size are the caller's.
@@ -46,7 +43,7 @@ struct CropArguments: ParsableArguments {
             throw ValidationError("Expected a number of pixels (200) or a percentage (40%) for --margin but received '\(self.margin)'.")
         }
         switch margin {
-        case .pixels(let v) where v > Self.maxMarginPixels, .percentOfFaceHeight(let v) where v > Self.maxMarginPercent:
+        case .pixels(let v) where v > Limits.maxMarginPixels, .percentOfFaceHeight(let v) where v > Limits.maxMarginPercent:
             throw ValidationError("Expected at most 1000000 pixels or 10000% for --margin but received '\(self.margin)'.")
         default: break
         }

@@ -21,6 +21,7 @@ struct FaceCropCommand: ParsableCommand {
     /// ArgumentParser's main, with one more hint: a file whose name starts with '-' is read as an option,
     /// and the parser then reports a missing input, which is no help to someone who gave one.
     static func main() {
+        refuseUndecodableArguments()
         var command: ParsableCommand
         do {
             command = try parseAsRoot()
@@ -44,6 +45,19 @@ struct FaceCropCommand: ParsableCommand {
             try command.run()
         } catch {
             exit(withError: error)
+        }
+    }
+
+    /// Swift decodes the arguments as UTF-8, replacing what is not: a Latin-1 file name would become another
+    /// name, reported missing. Such an argument is refused by what it is instead (64).
+    static func refuseUndecodableArguments() {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument))
+            if FileName.text(bytes) == nil {
+                printError("Error: Argument '\(FileName.shown(bytes))' is not valid UTF-8: \(FileName.advice).")
+                exit(withError: ExitCode(64))
+            }
         }
     }
 

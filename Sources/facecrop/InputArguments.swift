@@ -74,7 +74,11 @@ struct InputArguments: ParsableArguments {
                 printError("Error: Line \(number + 1) of the input list '\(list)' \(what): not a path.")
                 throw ExitCode(65)
             }
-            let path = String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+            let raw = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+            guard let path = FileName.text(raw) else {
+                printError("Error: Line \(number + 1) of the input list '\(list)' is not valid UTF-8 ('\(FileName.shown(raw))'): \(FileName.advice).")
+                throw ExitCode(65)
+            }
             if !path.allSatisfy(\.isWhitespace) { paths.append(path) }
         }
         return paths

@@ -1,3 +1,4 @@
+import FaceCrop
 import Foundation
 import Testing
 
@@ -114,6 +115,31 @@ struct HostilePathTests {
                 #expect(!r.stdout.contains("\u{1B}") && !r.stdout.contains("\r") && !r.stdout.contains("\t"), "\(args): \(r.stdout)")
                 #expect(r.stdout.contains("a\\x1b[31mred\\rb\\tc.jpg"), "\(r.stdout)")
             }
+        }
+    }
+
+    /// A Latin-1 name ("caf\xe9.jpg") cannot be opened through a Swift string: refused as such, never reported
+    /// missing; in a batch folder it is a failed input beside the others. (The shell makes the bytes: a Swift
+    /// string cannot hold them.)
+    @Test func namesThatAreNotUTF8AreRefusedByWhatTheyAre() throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            func sh(_ command: String) throws -> RunResult {
+                try runShell("latin1=\"$(printf 'caf\\351.jpg')\"; cp photos/a.jpg \"photos/$latin1\"; \(command)", in: dir)
+            }
+            let crop = try sh(#""$FACECROP" "photos/$latin1" -o out.jpg"#)
+            #expect(crop.status == 64 && crop.stderrLines == [
+                "Error: Argument 'photos/caf\\xe9.jpg' is not valid UTF-8: \(FileName.advice).",
+            ], "\(crop)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.jpg").path))
+
+            let batch = try sh(#""$FACECROP" batch photos --output-dir out -q"#)
+            #expect(batch.status == 3, "\(batch)")
+            #expect(batch.stderrLines.count == 1 && batch.stderr.contains("photos/caf\\xe9.jpg") && batch.stderr.contains("not valid UTF-8"), "\(batch)")
+            #expect(listing(dir.appendingPathComponent("out")).contains("a-1350x1350.jpg"), "the other input is cropped")
+
+            let list = try sh(#"printf 'photos/a.jpg\nphotos/%s\n' "$latin1" > list.txt; "$FACECROP" batch --inputs list.txt --output-dir out2"#)
+            #expect(list.status == 65 && list.stderr.contains("Line 2 of the input list 'list.txt' is not valid UTF-8 ('photos/caf\\xe9.jpg')"), "\(list)")
         }
     }
 

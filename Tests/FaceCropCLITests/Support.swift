@@ -102,10 +102,11 @@ func stop(_ process: Process, with signal: Int32, within seconds: Double = 30) -
 /// `stdin` (small: it must fit in a pipe's buffer) is fed to its standard input, which is otherwise empty.
 /// `environment` adds to (or replaces) variables of this process's environment.
 func runFaceCrop(
-    _ args: [String], in directory: URL, timeout: Double = 60, stdin: Data? = nil, environment: [String: String] = [:]
+    _ args: [String], in directory: URL, timeout: Double = 60, stdin: Data? = nil, environment: [String: String] = [:],
+    executable: URL? = nil
 ) throws -> RunResult {
     let process = Process()
-    process.executableURL = try CLI.binary()
+    process.executableURL = try executable ?? CLI.binary()
     process.arguments = args
     process.currentDirectoryURL = directory
     if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
@@ -147,6 +148,13 @@ func runFaceCrop(
         status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
         stderr: String(decoding: err.data, as: UTF8.self), timedOut: timer.flag,
         signalled: process.terminationReason == .uncaughtSignal)
+}
+
+/// Runs a shell command in `directory` with `$FACECROP` naming the binary: for arguments a Swift string
+/// cannot hold (bytes that are not UTF-8), which the shell can make.
+func runShell(_ command: String, in directory: URL, timeout: Double = 60) throws -> RunResult {
+    try runFaceCrop(
+        ["-c", command], in: directory, timeout: timeout, environment: ["FACECROP": try CLI.binary().path], executable: URL(fileURLWithPath: "/bin/sh"))
 }
 
 /// A fresh temporary folder for one test, removed afterwards (permissions restored first).

@@ -1,0 +1,111 @@
+// The library's entry points given hostile values directly (the command checks its arguments first; a
+// program using the library may not): every call returns a result or throws a FaceCropError, never traps.
+@testable import FaceCrop
+import Foundation
+import Testing
+
+struct HostileOptionsTests {
+    static let image = try! [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path("Golden/portrait-16x9/input.jpg"))))
+    static let extremes: [Double] = [0, -1, .nan, .infinity, -.infinity, 1e308, .leastNonzeroMagnitude, Double(Int.max), -Double(Int.max)]
+    static let counts: [Int] = [0, -1, 1, Int.max, Int.min, 1 << 31, 1 << 32]
+
+    /// Runs the whole in-memory job; a trap would end the test process.
+    func crop(_ cropper: FaceCropper = FaceCropper(detector: Fixtures.detector), options change: (inout CropOptions) -> Void = { _ in }) -> Result<Int, FaceCropError> {
+        var options = CropOptions()
+        change(&options)
+        do throws(FaceCropError) {
+            return .success(try cropper.run(bytes: Self.image, name: "portrait.jpg", format: .jpeg, options: options).bytes.count)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Success when the value is in range, else the setting's own error (64), and never anything else.
+    func expect(_ result: Result<Int, FaceCropError>, valid: Bool, _ what: String) {
+        switch result {
+        case .success(let bytes): #expect(valid && bytes > 0, "\(what) was accepted")
+        case .failure(let error):
+            #expect(!valid, "\(what): \(error)")
+            if case .invalidSetting = error {} else { Issue.record("\(what): \(error)") }
+        }
+    }
+
+    @Test(arguments: extremes)
+    func marginsAndRatios(_ value: Double) {
+        let margin = value >= 0 && value <= 10_000, ratio = value >= 1e-4 && value <= 1e4
+        expect(crop(options: { $0.margin = .pixels(value) }), valid: margin, "margin \(value) px")
+        expect(crop(options: { $0.margin = .percentOfFaceHeight(value) }), valid: margin, "margin \(value) %")
+        expect(crop(options: { $0.aspect = .ratio(width: value, height: 1) }), valid: ratio, "aspect \(value):1")
+        expect(crop(options: { $0.aspect = .ratio(width: 1, height: value) }), valid: ratio, "aspect 1:\(value)")
+        expect(crop(options: { $0.minQuality = value }), valid: false, "a minimum quality without a quality analyzer")
+    }
+
+    @Test(arguments: counts)
+    func sizesAndQualities(_ value: Int) {
+        let side = value >= 1 && value <= 4096  // larger sides are refused as outputs (64), not as settings
+        if side {
+            expect(crop(options: { $0.size = .width(value) }), valid: true, "width \(value)")
+            expect(crop(options: { $0.size = .exact(width: value, height: 100) }), valid: true, "size \(value)x100")
+        } else if value < 1 {
+            expect(crop(options: { $0.size = .width(value) }), valid: false, "width \(value)")
+            expect(crop(options: { $0.size = .exact(width: 100, height: value) }), valid: false, "size 100x\(value)")
+        } else if case .failure(let error) = crop(options: { $0.size = .exact(width: 100, height: value) }) {
+            #expect(error.exitCode == 64, "size 100x\(value): \(error)")
+        } else {
+            Issue.record("size 100x\(value) was accepted")
+        }
+        expect(crop(options: { $0.quality = value }), valid: (1...100).contains(value), "quality \(value)")
+        let limited = crop(options: { $0.maxOutputPixels = value })  // the 512x512 crop, under and over this limit
+        if (1..<512 * 512).contains(value), case .failure(.outputTooLarge) = limited {
+        } else {
+            expect(limited, valid: value >= 512 * 512 && value <= 1_000_000_000_000, "maxOutputPixels \(value)")
+        }
+    }
+
+    @Test(arguments: extremes)
+    func thresholds(_ value: Double) {
+        expect(crop(FaceCropper(detector: Fixtures.detector, threshold: value)), valid: (0...1).contains(value), "threshold \(value)")
+    }
+
+    /// Limits a file or its decode can be refused by (65) are judged; no value may trap.
+    @Test(arguments: counts)
+    func analysisSizesAndLimits(_ value: Int) {
+        expect(crop(FaceCropper(detector: Fixtures.detector, analysisSize: value)), valid: false, "analysisSize \(value)")
+        var croppers = [FaceCropper(detector: Fixtures.detector, maxPixels: value)]
+        for setting: WritableKeyPath<FaceCropper, Int> in [\.maxFileSize, \.maxDecodeMemory, \.singlePassBytes] {
+            var cropper = FaceCropper(detector: Fixtures.detector)
+            cropper[keyPath: setting] = value
+            croppers.append(cropper)
+        }
+        for cropper in croppers {
+            if case .failure(let error) = crop(cropper) { #expect([64, 65].contains(error.exitCode), "\(error)") }
+        }
+    }
+
+    @Test func anOutputOverTheLimitIsRefused() {
+        guard case .failure(let error) = crop(options: { $0.size = .exact(width: 1 << 20, height: 1 << 20) }) else {
+            Issue.record("a terabyte-sized output was accepted")
+            return
+        }
+        #expect(error.exitCode == 64, "\(error)")
+    }
+}
+
+extension HostileOptionsTests {
+    @Test func videoOptionsAreCheckedBeforeTheVideoIsOpened() throws {
+        let finder = try BestFrameFinder(cropper: FaceCropper(detector: Fixtures.detector), quality: QualityAnalyzer(landmarks: nil))
+        for change: (inout VideoOptions) -> Void in [
+            { $0.frames = 0 }, { $0.frames = .max }, { $0.maxFrames = -1 }, { $0.historyLength = 0 },
+            { $0.stabilityThreshold = .nan }, { $0.maxDuration = .infinity }, { $0.maxDuration = 0 },
+        ] {
+            var hostile = finder
+            change(&hostile.options)
+            do throws(VideoError) {
+                _ = try hostile.analyze("no-such-clip.mp4")
+                Issue.record("hostile video options were accepted")
+            } catch {
+                guard case .image(.invalidSetting) = error else { Issue.record("\(error)"); continue }
+            }
+        }
+    }
+}
