@@ -52,6 +52,6 @@ extension VideoOptions {
 }
 
 /// `value` within `limit.range` (NaN never is), else the setting's error in the command's words.
-private func checkSetting<Value: Comparable>(_ value: Value, _ limit: (range: ClosedRange<Value>, expected: String), _ name: String) throws(FaceCropError) {
+func checkSetting<Value: Comparable>(_ value: Value, _ limit: (range: ClosedRange<Value>, expected: String), _ name: String) throws(FaceCropError) {
     guard limit.range.contains(value) else { throw .invalidSetting("Expected \(limit.expected) for \(name) but received '\(value)'.") }
 }

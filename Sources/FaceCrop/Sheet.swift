@@ -17,6 +17,7 @@ public enum ContactSheet {
     /// tiles, the tiles shrink (down to `minTileSize`); a sheet that still does not fit is refused.
     public static let maxSheetPixels = 32_000_000
     public static let minTileSize = 32
+    public static let maxTileSize = 1024
 
     /// The tile size that keeps a sheet of `count` tiles within `maxSheetPixels`: `preferred` when it fits.
     public static func tileSize(for count: Int, preferred: Int = defaultTileSize) -> Int {
@@ -25,6 +26,21 @@ public enum ContactSheet {
             size = max(minTileSize, size * 7 / 8)
         }
         return size
+    }
+
+    /// Refuses a sheet of `count` tiles (at `tileSize(for:)`, three caption lines) over `maxSheetPixels`:
+    /// before any work, so that the thumbnails kept for it are bounded too.
+    public static func check(count: Int, path: String) throws(FaceCropError) {
+        try check(layout(count: count, tileSize: tileSize(for: count), lines: 3), count: count, path: path)
+    }
+
+    private static func check(_ l: (cols: Int, rows: Int, cellWidth: Int, cellHeight: Int, lineHeight: Int), count: Int, path: String) throws(FaceCropError) {
+        let (width, height) = (l.cols * l.cellWidth + 10, l.rows * l.cellHeight + 10)
+        guard let pixels = checkedProduct(width, height), pixels <= maxSheetPixels else {
+            throw .outputTooLarge(
+                path, width: width, height: height,
+                reason: "over the limit of \(maxSheetPixels) pixels for a contact sheet (\(count) tiles); give fewer inputs or frames")
+        }
     }
 
     static func columns(count: Int, requested: Int?) -> Int {
@@ -36,7 +52,7 @@ public enum ContactSheet {
         let padding = 10
         let lineHeight = RGBImage.textSize("Ag", scale: Double(tileSize) / 600).height + 4
         let cols = Self.columns(count: max(1, count), requested: columns)
-        let rows = (max(1, count) + cols - 1) / cols
+        let rows = max(1, count) / cols + (max(1, count) % cols == 0 ? 0 : 1)  // no overflow near Int.max
         return (cols, rows, tileSize + 2 * padding, tileSize + 2 * padding + lines * lineHeight, lineHeight)
     }
 
@@ -48,16 +64,15 @@ public enum ContactSheet {
 
     /// Layout: thumbnails fit a `tileSize` square; `columns` defaults to about the square root of the count (at most 10).
     public static func render(_ tiles: [Tile], tileSize: Int = defaultTileSize, columns: Int? = nil) throws(FaceCropError) -> RGBImage {
+        try checkSetting(tileSize, (minTileSize...maxTileSize, "an integer from \(minTileSize) to \(maxTileSize)"), "the contact sheet's tile size")
+        if let columns { try checkSetting(columns, (1...Int.max, "a positive integer"), "the contact sheet's columns") }
         let padding = 10, frame = 4
         let scale = Double(tileSize) / 600  // 0.4 at 240 px: about 9 px capitals
         let lines = max(1, tiles.map(\.caption.count).max() ?? 1)
-        let (cols, rows, cellWidth, cellHeight, lineHeight) = layout(count: tiles.count, tileSize: tileSize, lines: lines, columns: columns)
-        let (width, height) = (cols * cellWidth + padding, rows * cellHeight + padding)
-        guard let pixels = checkedProduct(width, height), pixels <= maxSheetPixels else {
-            throw .outputTooLarge(
-                "contact sheet", width: width, height: height,
-                reason: "over the limit of \(maxSheetPixels) pixels for a contact sheet (\(tiles.count) tiles); analyse fewer frames")
-        }
+        let l = layout(count: tiles.count, tileSize: tileSize, lines: lines, columns: columns)
+        try check(l, count: tiles.count, path: "contact sheet")
+        let (cols, cellWidth, cellHeight, lineHeight) = (l.cols, l.cellWidth, l.cellHeight, l.lineHeight)
+        let (width, height) = (cols * cellWidth + padding, l.rows * cellHeight + padding)
         var sheet = RGBImage(width: width, height: height, fill: .white)
         for (i, tile) in tiles.enumerated() {
             let x = padding + (i % cols) * cellWidth, y = padding + (i / cols) * cellHeight

@@ -112,6 +112,9 @@ struct BestFrame: ParsableCommand {
             let resolved = try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.resolve(input) }
             try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.checkOutputs(outputs, input: input, resolved: resolved) }
         }
+        if let contactSheet, !everyFrame {  // the sampled frames and the still; every frame is bounded by --max-frames
+            try reportingErrors { () throws(FaceCropError) in try ContactSheet.check(count: options.frames + 1, path: contactSheet) }
+        }
         let cropper = try detection.makeCropper(quality: true)
         let finder = BestFrameFinder(cropper: cropper, quality: cropper.qualityAnalyzer!, options: options)
         let start = ContinuousClock.now

@@ -40,7 +40,10 @@ struct Rank: ParsableCommand {
         let protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []))
         // The sheet and the copies are checked against every input before any work.
         try reportingErrors { () throws(FaceCropError) in
-            if let sheet { try OutputCheck.destination(sheet, inputs: protected) }
+            if let sheet {
+                try OutputCheck.destination(sheet, inputs: protected)
+                try ContactSheet.check(count: paths.count, path: sheet)
+            }
             if let copyTo {
                 if let input = protected.input(at: copyTo) { throw .outputSameAsInput(input) }
                 if let folder = FileIdentity(copyTo) {
@@ -52,7 +55,9 @@ struct Rank: ParsableCommand {
             }
         }
         let cropper = try detection.makeCropper(quality: true)
-        let (result, thumbnails) = cropper.rank(paths, jobs: try inputs.jobs, thumbnails: sheet != nil ? ContactSheet.defaultTileSize : nil)
+        // Thumbnails are made at the sheet's tile size: at most the sheet's pixels are kept.
+        let tileSize = ContactSheet.tileSize(for: paths.count)
+        let (result, thumbnails) = cropper.rank(paths, jobs: try inputs.jobs, thumbnails: sheet != nil ? tileSize : nil)
         for problem in collected.problems { printError("Error: \(problem.error.description)") }
         for failure in result.failed { printError("Error: \(failure.error)") }
         if detection.json {
@@ -68,7 +73,7 @@ struct Rank: ParsableCommand {
         }
         if let sheet {
             try reportingErrors { () throws(FaceCropError) in
-                try ContactSheet.write(result.sheetTiles(thumbnails), to: sheet, inputs: protected)
+                try ContactSheet.write(result.sheetTiles(thumbnails), to: sheet, tileSize: tileSize, inputs: protected)
             }
         }
         if let copyTo {

@@ -66,6 +66,19 @@ struct AnnotateTests {
         }
     }
 
+    /// Thumbnails for a sheet are kept at its tile size: a sheet of more inputs than fit is refused first.
+    @Test func rankSheetOfTooManyInputsIsRefusedFirst() throws {
+        try withScratch { dir in
+            let input = dir.appendingPathComponent("in")
+            try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+            for i in 0..<10_000 { _ = FileManager.default.createFile(atPath: input.appendingPathComponent("\(i).jpg").path, contents: nil) }
+            let run = try runFaceCrop(["rank", "in", "--sheet", "sheet.png"], in: dir)
+            #expect(run.status == 64 && run.stderrLines.count == 1, "\(run.status) \(run.stderr.prefix(500))")
+            #expect(run.stderr.contains("Output 'sheet.png' would be"), "\(run.stderr.prefix(500))")
+            #expect(run.stdout.isEmpty && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("sheet.png").path))
+        }
+    }
+
     @Test func minQualityTreatsPoorFacesAsAbsent() throws {
         try withScratch { dir in
             try copySample("Samples/group.jpg", to: dir, as: "group.jpg")

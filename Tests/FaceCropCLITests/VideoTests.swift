@@ -271,6 +271,18 @@ struct BestFrameFailureTests {
         }
     }
 
+    /// A contact sheet of more frames than fit is refused before the video is opened.
+    @Test func oversizedContactSheetIsRefusedFirst() throws {
+        try withScratch { out in
+            let run = try runFaceCrop(
+                ["best-frame", "best.mp4", "--frames", "10000", "-o", out.appendingPathComponent("b.jpg").path,
+                 "--contact-sheet", out.appendingPathComponent("sheet.jpg").path], in: try TestVideos.dir())
+            #expect(run.status == 64 && run.stderrLines.count == 1, "\(run)")
+            #expect(run.stderr.contains("for a contact sheet (10001 tiles); give fewer inputs or frames"), "\(run)")
+            #expect(listing(out).isEmpty)
+        }
+    }
+
     @Test func noFaceStillReportsEveryFrame() throws {
         let (report, run) = try bestFrame(["noface.mp4"], expectStatus: 2)
         #expect(report.string("outcome") == "noFace")

@@ -109,3 +109,22 @@ extension HostileOptionsTests {
         }
     }
 }
+
+extension HostileOptionsTests {
+    /// A sheet's size is checked from the count alone (before any thumbnail is made), and its tiles and
+    /// columns are range-checked: about 8,000 tiles fit at the smallest tile size, no more.
+    @Test func contactSheetsAreBounded() throws {
+        try ContactSheet.check(count: 8_000, path: "s.jpg")
+        for count in [10_000, 1 << 31, Int.max] {
+            #expect(throws: FaceCropError.self, "\(count) tiles") { try ContactSheet.check(count: count, path: "s.jpg") }
+        }
+        let tile = ContactSheet.Tile(image: RGBImage(width: 4, height: 4, fill: .white), caption: ["x"])
+        for size in [0, -1, 31, 1025, Int.max, Int.min] {
+            #expect(throws: FaceCropError.self, "tile size \(size)") { try ContactSheet.render([tile], tileSize: size) }
+        }
+        for columns in [0, -1, Int.min] {
+            #expect(throws: FaceCropError.self, "\(columns) columns") { try ContactSheet.render([tile], columns: columns) }
+        }
+        #expect(try ContactSheet.render([tile], columns: Int.max).width == ContactSheet.defaultTileSize + 30)
+    }
+}
