@@ -293,6 +293,17 @@ int fc_to_srgb(FCImage *in, FCImage **out) {
     return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
 }
 
+int fc_profile_to_srgb(FCImage *in, FCImage **out) {
+    *out = NULL;
+    if (!vips_image_get_typeof(in, VIPS_META_ICC_NAME)) {
+        g_object_ref(in);
+        *out = in;
+        return 0;
+    }
+    // Relative colorimetric, as browsers show tagged images; libvips attaches sRGB's profile to the result.
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL);
+}
+
 int fc_flatten_white(FCImage *in, FCImage **out) {
     *out = NULL;
     if (!vips_image_hasalpha(in)) {

@@ -149,21 +149,34 @@ public enum BatchInputs {
     }
 }
 
-/// One output per input: an aspect, and an exact size or the crop's own.
+/// One output per input: an aspect, an exact size, a width or the crop's own size, and a format.
 public struct OutputSpec: Sendable, Hashable {
     public var aspect: Aspect
     public var size: OutputSize?
-    public init(aspect: Aspect, size: OutputSize?) {
+    public var format: ImageFormat
+    public init(aspect: Aspect, size: OutputSize?, format: ImageFormat = .jpeg) {
         self.aspect = aspect
         self.size = size
+        self.format = format
     }
 }
 
+/// One file written for an input: in reports, manifests and the site manifest.
 public struct BatchOutput: Codable, Sendable, Equatable {
     public var path: String
+    public var format: ImageFormat
     public var width: Int
     public var height: Int
+    /// Its size in bytes when written: an output of another size (truncated, replaced) is redone.
+    public var bytes: Int
+    /// The aspect asked ("16:9", "original": the input's).
+    public var aspect: String
+    /// The rectangle of the (upright) input it shows.
     public var crop: PixelRect
+    /// Faces (0-based, in the input's face order) that could not fit in the crop and are cut.
+    public var cutFaces: [Int]?
+    /// True when the output was asked larger than the crop and kept the crop's size (`CropOptions.withoutEnlargement`).
+    public var notEnlarged: Bool?
 }
 
 /// What happened to one input: a line of the `--report` file.
@@ -194,9 +207,8 @@ struct Manifest: Codable {
     var modified: Int64
     var options: String
     var faces: Int
+    /// Paths relative to the manifest's output folder.
     var outputs: [BatchOutput]
-    /// Each output's size in bytes when written: an output of another size (truncated, replaced) is redone.
-    var outputBytes: [Int]?
 }
 
 public struct BatchSettings: Sendable {
@@ -204,7 +216,6 @@ public struct BatchSettings: Sendable {
     public var specs: [OutputSpec]
     /// Crop options shared by every output (aspect and size come from each spec).
     public var crop: CropOptions
-    public var format: ImageFormat
     /// Output file name: {stem} {ext} {width} {height} {aspect}.
     public var nameTemplate = "{stem}-{width}x{height}.{ext}"
     /// Everything that changes the outputs, as text: a manifest written with other options is stale.
@@ -214,12 +225,19 @@ public struct BatchSettings: Sendable {
     /// Every input of the run, by identity: no output or manifest may be one of them.
     public var inputs = InputSet()
 
-    public init(outputDirectory: String, specs: [OutputSpec], crop: CropOptions, format: ImageFormat, optionsKey: String) {
+    public init(outputDirectory: String, specs: [OutputSpec], crop: CropOptions, optionsKey: String) {
         self.outputDirectory = outputDirectory
         self.specs = specs
         self.crop = crop
-        self.format = format
         self.optionsKey = optionsKey
+    }
+
+    /// The crop options of one output.
+    public func options(for spec: OutputSpec) -> CropOptions {
+        var options = crop
+        options.aspect = spec.aspect
+        options.size = spec.size
+        return options
     }
 
     public func folder(for input: BatchInput) -> String {
@@ -228,13 +246,21 @@ public struct BatchSettings: Sendable {
 
     func manifestPath(for input: BatchInput) -> String { "\(folder(for: input))/.facecrop/\(input.fileName).json" }
 
-    /// The output file name; `size` nil gives "W" and "H" placeholders (for clash checks before any work).
+    /// The output file name; `size` nil names what the spec knows before any work (its exact size, its width)
+    /// and puts "W" and "H" with the aspect for the rest (for clash checks: crops of two aspects differ in size).
     public func outputName(for input: BatchInput, spec: OutputSpec, size: ImageSize?) -> String {
         let aspect = spec.aspect.description.replacingOccurrences(of: ":", with: "x")
+        let (width, height): (String, String) =
+            switch (size, spec.size) {
+            case (let size?, _): (String(size.width), String(size.height))
+            case (nil, .exact(let w, let h)?): (String(w), String(h))
+            case (nil, .width(let w)?): (String(w), "H\(aspect)")
+            case (nil, nil): ("W\(aspect)", "H\(aspect)")
+            }
         return nameTemplate.replacingOccurrences(of: "{stem}", with: input.stem)
-            .replacingOccurrences(of: "{ext}", with: format.fileExtension)
-            .replacingOccurrences(of: "{width}", with: size.map { String($0.width) } ?? "W")
-            .replacingOccurrences(of: "{height}", with: size.map { String($0.height) } ?? "H")
+            .replacingOccurrences(of: "{ext}", with: spec.format.fileExtension)
+            .replacingOccurrences(of: "{width}", with: width)
+            .replacingOccurrences(of: "{height}", with: height)
             .replacingOccurrences(of: "{aspect}", with: aspect)
     }
 
@@ -242,8 +268,8 @@ public struct BatchSettings: Sendable {
     public func exactOutputPaths(_ inputs: [BatchInput]) -> [String] {
         inputs.flatMap { input in
             specs.compactMap { spec -> String? in
-                guard case .exact(let w, let h) = spec.size else { return nil }
-                return "\(folder(for: input))/\(outputName(for: input, spec: spec, size: ImageSize(width: w, height: h)))"
+                guard case .exact = spec.size, !crop.withoutEnlargement else { return nil }
+                return "\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))"
             }
         }
     }
@@ -252,12 +278,17 @@ public struct BatchSettings: Sendable {
     public func clashes(_ inputs: [BatchInput]) -> [String: [String]] {
         var owners = [String: [String]]()
         for input in inputs {
-            for spec in specs {
-                let size: ImageSize? = if case .exact(let w, let h) = spec.size { ImageSize(width: w, height: h) } else { nil }
-                owners["\(folder(for: input))/\(outputName(for: input, spec: spec, size: size))", default: []].append(input.path)
-            }
+            for spec in specs { owners["\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))", default: []].append(input.path) }
         }
         return owners.filter { $0.value.count > 1 }
+    }
+}
+
+extension BatchOutput {
+    func moved(to path: String) -> BatchOutput {
+        var o = self
+        o.path = path
+        return o
     }
 }
 
@@ -319,10 +350,8 @@ public struct BatchRunner: Sendable {
             {
                 var sameBytes = old.size == fileSize && old.modified == modified
                 if !sameBytes { sameBytes = try Self.sha256(input.path, into: &sha) == old.sha256 }
-                let outputs = old.outputs.map { o in BatchOutput(path: "\(folder)/\(o.path)", width: o.width, height: o.height, crop: o.crop) }
-                if sameBytes, let sizes = old.outputBytes, sizes.count == outputs.count,
-                    zip(outputs, sizes).allSatisfy({ Self.isComplete($0.path, bytes: $1, format: settings.format) })
-                {
+                let outputs = old.outputs.map { o in o.moved(to: "\(folder)/\(o.path)") }
+                if sameBytes, outputs.allSatisfy({ Self.isComplete($0.path, bytes: $0.bytes, format: $0.format) }) {
                     return BatchRecord(input: input.path, status: .skipped, faces: old.faces, outputs: outputs)
                 }
             }
@@ -330,27 +359,25 @@ public struct BatchRunner: Sendable {
             if !settings.dryRun { try Self.makeDirectories(folder) }
             var outputs = [BatchOutput]()
             for spec in settings.specs {
-                var options = settings.crop
-                options.aspect = spec.aspect
-                options.size = spec.size
+                let options = settings.options(for: spec)
                 let crop = try cropper.plan(analysis, options: options)
-                let size = FaceCropper.outputSize(for: crop.rect, spec.size)
+                let size = FaceCropper.outputSize(for: crop.rect, options)
                 let path = "\(folder)/\(settings.outputName(for: input, spec: spec, size: size))"
+                // Widths a crop cannot fill without enlarging give the same file: written once, listed once.
+                guard !outputs.contains(where: { $0.path == path }) else { continue }
                 if !settings.dryRun {
                     _ = try cropper.write(analysis, crop: crop.rect, to: path, options: options, protecting: settings.inputs)
                     written.append(path)
                 }
-                outputs.append(BatchOutput(path: path, width: size.width, height: size.height, crop: crop.rect))
+                outputs.append(BatchOutput(
+                    path: path, format: spec.format, width: size.width, height: size.height, bytes: settings.dryRun ? 0 : Self.fileSize(path),
+                    aspect: crop.aspect, crop: crop.rect, cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, notEnlarged: options.withoutEnlargement && size != OutputSize.resolve(spec.size, crop: crop.rect.size, withoutEnlargement: false) ? true : nil))
             }
             if !settings.dryRun {
                 let manifest = Manifest(
                     version: FaceCropper.version, input: input.key, sha256: try Self.sha256(input.path, into: &sha),
                     size: fileSize, modified: modified, options: settings.optionsKey,
-                    faces: analysis.faces.count,
-                    outputs: outputs.map { o in
-                        BatchOutput(path: String(o.path.dropFirst(folder.count + 1)), width: o.width, height: o.height, crop: o.crop)
-                    },
-                    outputBytes: outputs.map { Self.fileSize($0.path) })
+                    faces: analysis.faces.count, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
                 try Self.writeManifest(manifest, to: manifestPath, inputs: settings.inputs)
             }
             return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, outputs: outputs)

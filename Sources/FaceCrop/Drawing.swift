@@ -82,7 +82,7 @@ public struct RGBImage: Hashable, Sendable {
         let format = try OutputCheck.writable(path, inputs: inputs)
         do {
             let image = try vipsImage
-            try AtomicFile.write(to: path) { tmp throws(VipsError) in try image.save(to: tmp, format: format, quality: quality, strip: true) }
+            try AtomicFile.write(to: path) { tmp throws(VipsError) in try image.save(to: tmp, format: format, quality: quality ?? format.defaultQuality, strip: true) }
         } catch let error as FaceCropError {
             throw error
         } catch let error as VipsError {

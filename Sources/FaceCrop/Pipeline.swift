@@ -12,26 +12,29 @@ public enum NoFacePolicy: String, Sendable, Codable, CaseIterable {
 }
 
 /// The size of the written image.
-public enum OutputSize: Hashable, Sendable {
-    /// Exactly width x height.
-    case exact(width: Int, height: Int)
-    /// This width; the height follows the crop's aspect.
-    case width(Int)
-}
-
 public struct CropOptions: Sendable {
     public var strategy: CropStrategy = .all
     public var margin: Margin = .pixels(200)
     public var aspect: Aspect = .ratio(width: 1, height: 1)
     public var noFace: NoFacePolicy = .attention
     public var size: OutputSize?
+    /// Encoder quality, 1...100, for every format; `formatQuality` overrides it per format. Default: the
+    /// format's own (`ImageFormat.defaultQuality`).
     public var quality: Int?
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// Drop metadata (EXIF, XMP, ICC profile); pixels with a profile are converted to sRGB first.
     public var strip = false
+    /// An output asked larger than the crop keeps the crop's size, at the asked aspect (sharp's
+    /// `withoutEnlargement`, vipsthumbnail's `>`); the default enlarges.
+    public var withoutEnlargement = false
     /// Faces whose capture quality is below this are treated as absent (needs `FaceCropper.qualityAnalyzer`).
     public var minQuality: Double?
     /// Larger outputs (width x height) are refused before anything is decoded or written.
     public var maxOutputPixels = FaceCropper.defaultMaxPixels
     public init() {}
+
+    /// The quality `format` is encoded with: its own setting, the common one, or the format's default.
+    public func quality(for format: ImageFormat) -> Int? { formatQuality[format] ?? quality ?? format.defaultQuality }
 }
 
 /// One image read and searched for faces: everything planning needs.
@@ -316,12 +319,8 @@ public struct FaceCropper: Sendable {
     }
 
     /// The output size for a crop: exact, from a width, or the crop's own.
-    public static func outputSize(for crop: PixelRect, _ size: OutputSize?) -> ImageSize {
-        switch size {
-        case .exact(let w, let h): return ImageSize(width: w, height: h)
-        case .width(let w): return ImageSize(width: w, height: clampedInt(Double(w) * Double(crop.height) / Double(crop.width), in: 1...Int.max))
-        case nil: return ImageSize(width: crop.width, height: crop.height)
-        }
+    public static func outputSize(for crop: PixelRect, _ options: CropOptions) -> ImageSize {
+        OutputSize.resolve(options.size, crop: crop.size, withoutEnlargement: options.withoutEnlargement)
     }
 
     /// Cuts `crop` from the full-resolution image, resizes it and writes it atomically (temp file + rename).
@@ -332,12 +331,12 @@ public struct FaceCropper: Sendable {
         var inputs = inputs
         inputs.insert(analysis.path)
         let format = try OutputCheck.writable(output, inputs: inputs)
-        let outSize = Self.outputSize(for: crop, options.size)
+        let outSize = Self.outputSize(for: crop, options)
         try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
         do {
             let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
             try AtomicFile.write(to: output) { tmp throws(VipsError) in
-                try image.save(to: tmp, format: format, quality: options.quality, strip: options.strip)
+                try image.save(to: tmp, format: format, quality: options.quality(for: format), strip: options.strip)
             }
         } catch let error as VipsError {
             // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
@@ -357,12 +356,12 @@ public struct FaceCropper: Sendable {
     /// `OutputInfo.path` is `FaceCropper.memoryName`.
     public func encode(_ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions) throws(FaceCropError) -> (bytes: [UInt8], info: OutputInfo) {
         guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(Self.memoryName + "." + format.rawValue) }
-        let outSize = Self.outputSize(for: crop, options.size)
+        let outSize = Self.outputSize(for: crop, options)
         try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
         let bytes: [UInt8]
         do throws(VipsError) {
             let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
-            bytes = try image.encoded(format: format, quality: options.quality, strip: options.strip)
+            bytes = try image.encoded(format: format, quality: options.quality(for: format), strip: options.strip)
         } catch {
             throw analysis.decoded != nil ? .imageProcessing(error.message) : Self.readError(analysis.input, error)
         }
@@ -407,7 +406,13 @@ public struct FaceCropper: Sendable {
         image = try image.resized(width: storedOut.width, height: storedOut.height)
         // autorot needs random access for quarter turns: rotate the (small) crop in memory.
         if o != .up { image = try image.inMemory().upright() }
-        if analysis.interpretation == "cmyk" { image = try image.sRGB() }
+        // CMYK always; with --strip, pixels described by a profile (Display P3, Adobe RGB) too, or they would be
+        // read as sRGB once the profile is gone.
+        if analysis.interpretation == "cmyk" {
+            image = try image.sRGB()
+        } else if options.strip {
+            image = try image.profileToSRGB()
+        }
         if !format.supportsAlpha { image = try image.flattenedOnWhite() }
         return image
     }

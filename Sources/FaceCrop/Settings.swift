@@ -35,6 +35,7 @@ extension CropOptions {
         case nil: break
         }
         if let quality { try checkSetting(quality, Limits.quality, "CropOptions.quality") }
+        for (format, quality) in formatQuality { try checkSetting(quality, Limits.quality, "CropOptions.formatQuality[\(format)]") }
         if let minQuality { try checkSetting(minQuality, Limits.unit, "CropOptions.minQuality") }
         try checkSetting(maxOutputPixels, Limits.pixels, "CropOptions.maxOutputPixels")
     }

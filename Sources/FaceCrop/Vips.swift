@@ -42,6 +42,16 @@ private let vipsStarted: Bool = {
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, webp, tiff, heif, avif
 
+    /// Defaults that give about the same visual quality across formats (sharp's and libvips' choices: AVIF's
+    /// and HEIC's scales are not JPEG's); nil for the lossless formats.
+    public var defaultQuality: Int? {
+        switch self {
+        case .jpeg, .webp: 80
+        case .heif, .avif: 50
+        case .png, .tiff: nil
+        }
+    }
+
     public init?(pathExtension ext: String) {
         switch ext.lowercased() {
         case "jpg", "jpeg": self = .jpeg
@@ -244,6 +254,8 @@ final class VipsImage: @unchecked Sendable {
     func upright() throws(VipsError) -> VipsImage { try Self.make { fc_autorot(pointer, $0) } }
     func flattenedOnWhite() throws(VipsError) -> VipsImage { try Self.make { fc_flatten_white(pointer, $0) } }
     func sRGB() throws(VipsError) -> VipsImage { try Self.make { fc_to_srgb(pointer, $0) } }
+    /// The pixels converted from their embedded profile to sRGB (unchanged without a profile).
+    func profileToSRGB() throws(VipsError) -> VipsImage { try Self.make { fc_profile_to_srgb(pointer, $0) } }
 
     /// Packed 8-bit RGB pixels, alpha flattened on white.
     func withRGB8<R>(_ body: (UnsafePointer<UInt8>, Int, Int) throws -> R) throws -> R {

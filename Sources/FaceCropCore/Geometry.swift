@@ -89,4 +89,5 @@ public struct PixelRect: Hashable, Sendable, Codable {
         self.height = height
     }
     public var rect: Rect { Rect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)) }
+    public var size: ImageSize { ImageSize(width: width, height: height) }
 }

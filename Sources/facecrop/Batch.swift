@@ -8,6 +8,8 @@ struct Batch: ParsableCommand {
         abstract: "Crop many images, several outputs each, incrementally and in parallel.",
         discussion: """
             Example: facecrop batch photos --recursive --output-dir out --size 1920x1080 --size 1280x720 --size 640x360
+            Site build: facecrop batch photos --output-dir public/img --aspect 16:9 --width 1600 --width 800 --width 400 \
+              --format avif --format webp --format jpg --no-enlarge --site-manifest public/img/faces.json
             Exit status: 0 every input done or skipped, 3 some inputs failed, 64 bad arguments.
             """
     )
@@ -20,14 +22,20 @@ struct Batch: ParsableCommand {
     @Option(help: "Output file name: {stem} {ext} {width} {height} {aspect}.")
     var name = "{stem}-{width}x{height}.{ext}"
 
-    @Option(help: "Output format: jpg, png, webp, tif, heic or avif.")
-    var format = "jpg"
+    @Option(help: "Output format: jpg, png, webp, tif, heic or avif (repeatable: every output in each format). Default: jpg.")
+    var format: [String] = []
 
     @Option(parsing: .unconditionalSingleValue, help: "An output of exactly this size, WIDTHxHEIGHT (repeatable).")
     var size: [String] = []
 
-    @Option(parsing: .unconditionalSingleValue, help: "An output of this aspect at the crop's own size, W:H (repeatable). Default, without --size: 1:1.")
+    @Option(parsing: .unconditionalSingleValue, help: "An output of this aspect, W:H or 'original' (repeatable): at the crop's own size, or at each --width. Default, without --size: 1:1.")
     var aspect: [String] = []
+
+    @Option(name: .customLong("width"), parsing: .unconditionalSingleValue, help: "An output this wide for each --aspect, the height following (repeatable).")
+    var widthTexts: [String] = []
+
+    @Option(help: "Write one JSON file mapping every input to its outputs (path, format, size, bytes, crop), for a site generator.")
+    var siteManifest: String?
 
     @Flag(help: "Redo every input, even those whose outputs are current.")
     var force = false
@@ -68,26 +76,39 @@ struct Batch: ParsableCommand {
 
     /// The batch settings from the command line; throws ValidationError (exit 64) on nonsense.
     func settings() throws -> BatchSettings {
-        guard let format = ImageFormat(pathExtension: format) else {
-            throw ValidationError("Expected jpg, png, webp, tif, heic or avif for --format but received '\(format)'.")
+        var formats = [ImageFormat]()
+        for text in format.isEmpty ? ["jpg"] : format {
+            guard let format = ImageFormat(pathExtension: text) else {
+                throw ValidationError("Expected jpg, png, webp, tif, heic or avif for --format but received '\(text)'.")
+            }
+            if !formats.contains(format) { formats.append(format) }
         }
         let options = try common.options()
-        var specs = try size.map { text in
+        let widths = try widthTexts.map { try NumberText<Int>(argument: $0).value("--width", Limits.side.range, expected: Limits.side.expected) }
+        var shapes = try size.map { text in
             let parsed = try CropArguments.size(text)
-            var o = options
-            o.size = parsed.size
-            try CropArguments.checkOutput(o, format: format, path: "\(outputDir ?? ".")/\(name)")
-            return OutputSpec(aspect: parsed.aspect, size: parsed.size)
+            return (aspect: parsed.aspect, size: Optional(parsed.size))
         }
-        specs += try aspect.map { OutputSpec(aspect: try CropArguments.aspect($0), size: nil) }
-        if specs.isEmpty { specs = [OutputSpec(aspect: .ratio(width: 1, height: 1), size: nil)] }
+        var aspects = try aspect.map { try CropArguments.aspect($0) }
+        if aspects.isEmpty && (shapes.isEmpty || !widths.isEmpty) { aspects = [.ratio(width: 1, height: 1)] }
+        shapes += aspects.flatMap { aspect in widths.isEmpty ? [(aspect, nil)] : widths.map { (aspect, OutputSize.width($0)) } }
+        var specs = [OutputSpec]()
+        for format in formats {
+            for shape in shapes where !specs.contains(OutputSpec(aspect: shape.aspect, size: shape.size, format: format)) {
+                var o = options
+                (o.aspect, o.size) = (shape.aspect, shape.size)
+                try CropArguments.checkOutput(o, format: format, path: "\(outputDir ?? ".")/\(name)")
+                specs.append(OutputSpec(aspect: shape.aspect, size: shape.size, format: format))
+            }
+        }
         let key = [
-            "size=\(size)", "aspect=\(aspect)", "margin=\(common.margin)", "strategy=\(common.strategy)", "noFace=\(common.noFace)",
-            "quality=\(try common.quality.map(String.init) ?? "")", "minQuality=\(try common.minQuality.map { String($0) } ?? "")", "strip=\(common.strip)", "format=\(format)", "name=\(name)",
+            "size=\(size)", "aspect=\(aspect)", "width=\(widths)", "enlarge=\(!common.noEnlarge)", "margin=\(common.margin)", "strategy=\(common.strategy)",
+            "noFace=\(common.noFace)", "quality=\(common.qualityTexts)", "minQuality=\(try common.minQuality.map { String($0) } ?? "")", "strip=\(common.strip)",
+            "format=\(formats.map(\.rawValue))", "name=\(name)",
             "detector=\(detection.detector)", "threshold=\(try detection.threshold ?? detection.detector.profile.threshold)",
             "detectSize=\(try detection.detectSize ?? detection.detector.profile.analysisSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
         ].joined(separator: " ")
-        var settings = BatchSettings(outputDirectory: outputDir ?? ".", specs: specs, crop: options, format: format, optionsKey: key)
+        var settings = BatchSettings(outputDirectory: outputDir ?? ".", specs: specs, crop: options, optionsKey: key)
         settings.nameTemplate = name
         settings.force = force
         settings.dryRun = dryRun
@@ -109,6 +130,10 @@ struct Batch: ParsableCommand {
         exclusions.files = BatchRunner.recordedOutputs(under: outputDir)
         let collected = try inputs.collect(excluding: exclusions)
         let all = collected.inputs
+        if all.isEmpty && collected.problems.isEmpty {
+            printError("Error: No images found in \(inputs.described); facecrop reads \(BatchInputs.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")) files\(inputs.recursive ? "" : " (add --recursive for subfolders)").")
+            throw ExitCode(66)
+        }
         settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []))
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
@@ -121,7 +146,15 @@ struct Batch: ParsableCommand {
         try reportingErrors { () throws(FaceCropError) in
             if let input = settings.inputs.input(at: outputDir) { throw .outputSameAsInput(input) }
             for path in settings.exactOutputPaths(all) where settings.inputs.input(at: path) != nil { throw .outputSameAsInput(path) }
-            if let report { try OutputCheck.destination(report, inputs: settings.inputs, allowStreams: true) }
+            // Reports go where they are asked: their folders are made.
+            for path in [report, siteManifest].compactMap({ $0 }) {
+                let folder = String(path.prefix(upTo: path.lastIndex(of: "/") ?? path.startIndex))
+                if !folder.isEmpty { try BatchRunner.makeDirectories(folder) }
+                try OutputCheck.destination(path, inputs: settings.inputs, allowStreams: true)
+            }
+            if let report, let siteManifest, FileIdentity(report) != nil, FileIdentity(report) == FileIdentity(siteManifest) {
+                throw .outputsClash(report, siteManifest)
+            }
             if !self.dryRun {
                 try BatchRunner.makeDirectories(outputDir)
                 if access(outputDir, W_OK) != 0 { throw .outputNotWritable(outputDir, reason: String(cString: strerror(errno)).lowercased()) }
@@ -140,6 +173,7 @@ struct Batch: ParsableCommand {
         let records = problems + runner.run(chosen, jobs: try inputs.jobs, failFast: failFast) { record in
             progress.clear()
             if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
+            for warning in Self.cutFaceWarnings(record) { printError(warning) }
             if json {
                 if let line = try? Self.jsonLine(record) { print(line) }
             } else if dryRun {
@@ -165,7 +199,45 @@ struct Batch: ParsableCommand {
             let text = lines.joined(separator: "\n") + "\n"
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(Array(text.utf8), to: report, inputs: settings.inputs) }
         }
+        if let siteManifest {
+            let manifest = SiteManifest(version: FaceCropper.version, outputDir: outputDir, images: records.compactMap(SiteManifest.Image.init))
+            let bytes = Array(try manifest.json().utf8)
+            try reportingErrors { () throws(FaceCropError) in try ReportFile.write(bytes, to: siteManifest, inputs: settings.inputs) }
+        }
         if failed > 0 { throw ExitCode(3) }
+    }
+
+    /// As a single crop warns: one line per aspect whose crop cuts faces.
+    static func cutFaceWarnings(_ record: BatchRecord) -> [String] {
+        var seen = Set<String>()
+        return (record.outputs ?? []).compactMap { o in
+            guard let cut = o.cutFaces, seen.insert(o.aspect).inserted else { return nil }
+            let list = cut.map { "#\($0 + 1)" }.joined(separator: ", ")
+            return "Warning: \(record.input): face \(list) of \(record.faces ?? 0) cannot fit in a \(o.aspect) crop and is cut."
+        }
+    }
+
+    /// `--site-manifest`: every input done or skipped, in input order, with its outputs; for a site generator.
+    struct SiteManifest: Encodable {
+        var version: String
+        var outputDir: String
+        var images: [Image]
+
+        struct Image: Encodable {
+            var input: String
+            var faces: Int
+            var outputs: [BatchOutput]
+            init?(_ record: BatchRecord) {
+                guard record.status != .failed, let outputs = record.outputs else { return nil }
+                (input, faces, self.outputs) = (record.input, record.faces ?? 0, outputs)
+            }
+        }
+
+        func json() throws -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+            return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        }
     }
 
     struct Summary: Codable {

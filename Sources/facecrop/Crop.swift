@@ -7,11 +7,15 @@ struct Crop: ParsableCommand {
         discussion: "Example: facecrop --aspect 16:9 --margin 200 group.jpg -o group-16x9.jpg"
     )
 
-    @Argument(help: "Input image (JPEG, PNG, WebP, TIFF, GIF, HEIC/AVIF, ...).")
-    var input: String
+    @Argument(help: "Input image (JPEG, PNG, WebP, TIFF, GIF, HEIC/AVIF, ...); '-' reads it from standard input.")
+    var inputs: [String] = []
+    var input: String { inputs.first ?? "" }
 
-    @Option(name: [.short, .long], help: "Output image; the format follows the extension (.jpg .png .webp .tif .heic .avif).")
+    @Option(name: [.short, .long], help: "Output image; the format follows the extension (.jpg .png .webp .tif .heic .avif); '-' writes it to standard output in the --format given.")
     var output: String?
+
+    @Option(help: "Format of '-o -': jpg, png, webp, tif, heic or avif.")
+    var format: String?
 
     @Option(parsing: .unconditional, help: "Aspect ratio W:H of the crop (16:9, 1:1, 4:5, 1.91:1, ...) or 'original'. Default: 1:1, or that of --size.")
     var aspect: String?
@@ -29,10 +33,31 @@ struct Crop: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
+        if inputs.isEmpty { throw ValidationError("Missing expected argument '<input>'.") }
+        if inputs.count > 1 {
+            throw ValidationError("facecrop crops one image at a time; for several, use 'facecrop batch \(inputs.count <= 3 ? inputs.joined(separator: " ") : "IN...") --output-dir DIR'.")
+        }
         let options = try cropOptions()
         if output == nil && !dryRun { throw ValidationError("Missing expected option '-o <output>' (or use --dry-run).") }
-        if let output, !dryRun { try Self.checkExtension(output) }
-        try CropArguments.checkOutput(options, format: dryRun ? nil : output.flatMap { ImageFormat(path: $0) }, path: output ?? "")
+        if let output, output != "-", !dryRun { try Self.checkExtension(output) }
+        if output == "-" {
+            guard format != nil else { throw ValidationError("Give --format with '-o -': standard output has no extension to take it from.") }
+            if detection.json { throw ValidationError("--json and '-o -' would share standard output; write the image to a file.") }
+        } else if format != nil {
+            throw ValidationError("--format is for '-o -'; a file's format follows its extension.")
+        }
+        try CropArguments.checkOutput(options, format: dryRun ? nil : try outputFormat, path: output ?? "")
+    }
+
+    /// The output's format: from --format for standard output, else from the extension.
+    var outputFormat: ImageFormat? {
+        get throws {
+            guard output == "-", let format else { return output.flatMap { ImageFormat(path: $0) } }
+            guard let parsed = ImageFormat(pathExtension: format) else {
+                throw ValidationError("Expected jpg, png, webp, tif, heic or avif for --format but received '\(format)'.")
+            }
+            return parsed
+        }
     }
 
     /// An output path must name a file of a known format: "-o .", "-o dir/" and "-o x.gif" are refused.
@@ -83,10 +108,17 @@ struct Crop: ParsableCommand {
         Interruption.install()
         let options = try cropOptions()
         let cropper = try detection.makeCropper(quality: options.minQuality != nil)
-        let report = try reportingErrors { () throws(FaceCropError) in
-            try cropper.run(input, output: dryRun ? nil : output, options: options)
+        let report: CropReport
+        if input == "-" || output == "-" {
+            report = try runThroughPipes(cropper, options: options)
+        } else {
+            report = try reportingErrors { () throws(FaceCropError) in
+                try cropper.run(input, output: dryRun ? nil : output, options: options)
+            }
         }
-        if detection.json {
+        if output == "-" && !dryRun {
+            // Standard output holds the image: no summary line.
+        } else if detection.json {
             try printJSON(report)
         } else {
             printLine(Self.summary(report))
@@ -94,6 +126,31 @@ struct Crop: ParsableCommand {
         if let crop = report.crop, !crop.cutFaces.isEmpty {
             let list = crop.cutFaces.map { "#\($0 + 1)" }.joined(separator: ", ")
             printError("Warning: \(input): face \(list) of \(report.faces.count) cannot fit in a \(crop.aspect) crop and is cut.")
+        }
+    }
+
+    /// `-` as input (read whole from standard input, within --max-file-size) or output (written to standard
+    /// output in --format); files otherwise, as `run` does.
+    func runThroughPipes(_ cropper: FaceCropper, options: CropOptions) throws -> CropReport {
+        let format = try outputFormat
+        let (input, output, dryRun) = (self.input, self.output, self.dryRun)
+        let bytes = input == "-" ? try reportingErrors { () throws(FaceCropError) in try StandardStreams.read(limit: cropper.maxFileSize) } : []
+        return try reportingErrors { () throws(FaceCropError) in
+            try options.check()
+            let analysis = try cropper.screen(input == "-" ? cropper.analyze(bytes: bytes, name: "-") : cropper.analyze(input), minimum: options.minQuality)
+            let crop = try cropper.plan(analysis, options: options)
+            var info: OutputInfo?
+            if let output, let format, !dryRun {
+                if output == "-" {
+                    let encoded = try cropper.encode(analysis, crop: crop.rect, as: format, options: options)
+                    try StandardStreams.write(encoded.bytes)
+                    info = encoded.info
+                    info?.path = "-"
+                } else {
+                    info = try cropper.write(analysis, crop: crop.rect, to: output, options: options)
+                }
+            }
+            return cropper.report(analysis, crop: crop, output: info)
         }
     }
 

@@ -12,11 +12,14 @@ struct CropArguments: ParsableArguments {
     @Option(help: "Without a face: attention (libvips' smartcrop), center, or fail (exit status 2; in a batch, the input fails).")
     var noFace: NoFacePolicy = .attention
 
-    @Option(name: .customLong("quality"), parsing: .unconditional, help: "JPEG/WebP/HEIF quality, 1...100 (default 80).")
-    var qualityText: NumberText<Int>?
+    @Option(name: .customLong("quality"), parsing: .unconditionalSingleValue, help: "Encoder quality, 1...100: N for every format or FORMAT=N for one, e.g. avif=45 (repeatable). Default: jpg 80, webp 80, heic 50, avif 50.")
+    var qualityTexts: [String] = []
 
-    @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the output.")
+    @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the output, converting the pixels to sRGB first.")
     var strip = false
+
+    @Flag(name: .customLong("no-enlarge"), help: "Never enlarge: an output asked larger than the crop keeps the crop's size, at the asked aspect.")
+    var noEnlarge = false
 
     @Option(name: .customLong("min-quality"), parsing: .unconditional, help: "Treat faces whose capture quality (0...1, see 'detect --quality') is below this as absent.")
     var minQualityText: NumberText<Double>?
@@ -24,7 +27,26 @@ struct CropArguments: ParsableArguments {
     @Option(name: .customLong("max-output-pixels"), parsing: .unconditional, help: "Refuse outputs with more pixels than this (width x height), before any work.")
     var maxOutputPixelsText = NumberText(FaceCropper.defaultMaxPixels)
 
-    var quality: Int? { get throws { try qualityText?.value("--quality", Limits.quality.range, expected: Limits.quality.expected) } }
+    /// --quality N (every format) and FORMAT=N (one format), each at most once.
+    var qualities: (all: Int?, byFormat: [ImageFormat: Int]) {
+        get throws {
+            var result: (all: Int?, byFormat: [ImageFormat: Int]) = (nil, [:])
+            for text in qualityTexts {
+                let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let value = try NumberText<Int>(argument: String(parts.last!)).value("--quality", Limits.quality.range, expected: Limits.quality.expected)
+                if parts.count == 1 {
+                    guard result.all == nil else { throw ValidationError("--quality N is given twice; use FORMAT=N for one format.") }
+                    result.all = value
+                    continue
+                }
+                guard let format = ImageFormat(pathExtension: String(parts[0])), format.defaultQuality != nil else {
+                    throw ValidationError("Expected jpg, webp, heic or avif before '=' in --quality but received '\(text)'.")
+                }
+                guard result.byFormat.updateValue(value, forKey: format) == nil else { throw ValidationError("--quality gives \(parts[0]) twice.") }
+            }
+            return result
+        }
+    }
     var minQuality: Double? { get throws { try minQualityText?.value("--min-quality", Limits.unit.range, expected: Limits.unit.expected) } }
     var maxOutputPixels: Int { get throws { try maxOutputPixelsText.value("--max-output-pixels", Limits.pixels.range, expected: Limits.pixels.expected) } }
 
@@ -37,7 +59,8 @@ struct CropArguments: ParsableArguments {
         options.noFace = noFace
         options.strip = strip
         options.minQuality = try minQuality
-        options.quality = try quality
+        (options.quality, options.formatQuality) = try qualities
+        options.withoutEnlargement = noEnlarge
         options.maxOutputPixels = try maxOutputPixels
         guard let margin = Margin(self.margin) else {
             throw ValidationError("Expected a number of pixels (200) or a percentage (40%) for --margin but received '\(self.margin)'.")

@@ -22,6 +22,12 @@ struct InputArguments: ParsableArguments {
         _ = try jobs
     }
 
+    /// The inputs as given, for messages: 'photos', 'a.jpg' and the list 'list.txt'.
+    var described: String {
+        let names = input.map { "'\($0)'" } + (inputList.map { ["the list '\($0)'"] } ?? [])
+        return names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
+    }
+
     /// The --inputs list is bounded: at most this many bytes, and lines (paths) of at most PATH_MAX bytes.
     static let maxListBytes = 64 << 20
     static let maxLineBytes = Int(PATH_MAX)

@@ -72,18 +72,22 @@ struct HostilePathTests {
             _ = try Self.photos(dir)
             let r = try runFaceCrop(["batch", "photos", "--output-dir", "out", "--report", "/dev/full", "-q"], in: dir)
             #expect(r.status == 73, "\(r)")
-            #expect(r.stderrLines == ["Error: Cannot write to '/dev/full': no space left on device."], "\(r)")
+            #expect(r.errorLines == ["Error: Cannot write to '/dev/full': no space left on device."], "\(r)")
         }
     }
 
     @Test func reportAndOutputFolderProblemsComeBeforeAnyWork() throws {
         try withScratch { dir in
             _ = try Self.photos(dir)
-            let r = try runFaceCrop(["batch", "photos", "--output-dir", "out", "--report", "no-such-folder/report.jsonl"], in: dir)
-            #expect(r.status == 73, "\(r)")
-            #expect(r.stderrLines == ["Error: Output folder 'no-such-folder' does not exist."], "\(r)")
-            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
+            // A report's folders are made, as users expect of `--report build/crops.jsonl`; one that cannot be
+            // made (under a file) fails before any work.
+            let made = try runFaceCrop(["batch", "photos", "--output-dir", "made", "--report", "new/folder/report.jsonl"], in: dir)
+            #expect(made.status == 0 && FileManager.default.fileExists(atPath: dir.appendingPathComponent("new/folder/report.jsonl").path), "\(made)")
             try Data().write(to: dir.appendingPathComponent("file"))
+            let r = try runFaceCrop(["batch", "photos", "--output-dir", "out", "--report", "file/report.jsonl"], in: dir)
+            #expect(r.status == 73, "\(r)")
+            #expect(r.stderrLines == ["Error: Cannot write to 'file': it is not a folder."], "\(r)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
             let r2 = try runFaceCrop(["batch", "photos", "--output-dir", "file/out"], in: dir)
             #expect(r2.status == 73 && r2.stderrLines.count == 1 && !r2.stderr.contains("CocoaError"), "\(r2)")
         }
@@ -100,7 +104,7 @@ struct HostilePathTests {
             symlink("..", dir.appendingPathComponent("photos/loop").path)
             let r = try runFaceCrop(["batch", "photos", "--recursive", "--output-dir", "out", "-q"], in: dir)
             #expect(r.status == 3, "\(r)")
-            #expect(r.stderrLines.count == 1 && r.stderr.contains("nested more than 64 folders deep"), "\(r)")
+            #expect(r.errorLines.count == 1 && r.stderr.contains("nested more than 64 folders deep"), "\(r)")
             #expect(r.stdout.split(separator: "\n").count == 1, "\(r)")
         }
     }
@@ -135,7 +139,7 @@ struct HostilePathTests {
 
             let batch = try sh(#""$FACECROP" batch photos --output-dir out -q"#)
             #expect(batch.status == 3, "\(batch)")
-            #expect(batch.stderrLines.count == 1 && batch.stderr.contains("photos/caf\\xe9.jpg") && batch.stderr.contains("not valid UTF-8"), "\(batch)")
+            #expect(batch.errorLines.count == 1 && batch.stderr.contains("photos/caf\\xe9.jpg") && batch.stderr.contains("not valid UTF-8"), "\(batch)")
             #expect(listing(dir.appendingPathComponent("out")).contains("a-1350x1350.jpg"), "the other input is cropped")
 
             let list = try sh(#"printf 'photos/a.jpg\nphotos/%s\n' "$latin1" > list.txt; "$FACECROP" batch --inputs list.txt --output-dir out2"#)

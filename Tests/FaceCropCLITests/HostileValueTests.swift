@@ -24,7 +24,7 @@ struct HostileValueTests {
     /// Options whose values are names, paths or words, not numbers: given hostile numbers too, but only two.
     static let textOptions: Set<String> = [
         "--output", "--output-dir", "--name", "--format", "--report", "--inputs", "--copy-to", "--sheet",
-        "--contact-sheet", "--model", "--detector", "--strategy", "--no-face",
+        "--contact-sheet", "--site-manifest", "--model", "--detector", "--strategy", "--no-face",
     ]
 
     static let values = [

@@ -77,6 +77,8 @@ struct RunResult: CustomStringConvertible {
         if lines.last == "" { lines.removeLast() }
         return lines
     }
+    /// Standard error without the warnings (a face cut by a crop): the errors only.
+    var errorLines: [String] { stderrLines.filter { !$0.hasPrefix("Warning: ") } }
 
     var description: String { "\(signalled ? "signal" : "exit") \(status)\(timedOut ? " (timed out)" : "")\n--- stdout:\n\(stdout)--- stderr:\n\(stderr)" }
 }

@@ -90,6 +90,8 @@ int fc_autorot(FCImage *in, FCImage **out);
 int fc_flatten_white(FCImage *in, FCImage **out);
 /// Converts to sRGB (8 bit) unless the image is already sRGB or greyscale 8 bit; keeps alpha.
 int fc_to_srgb(FCImage *in, FCImage **out);
+/// Pixels described by an embedded ICC profile converted to sRGB; the image itself when it has none.
+int fc_profile_to_srgb(FCImage *in, FCImage **out);
 /// libvips' attention smartcrop of width x height: the centre of attention, in input coordinates.
 int fc_attention_centre(FCImage *in, int width, int height, int *x, int *y);
 
