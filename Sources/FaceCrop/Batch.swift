@@ -357,22 +357,34 @@ public struct BatchRunner: Sendable {
             }
             let analysis = try cropper.screen(cropper.analyze(input.path), minimum: settings.crop.minQuality)
             if !settings.dryRun { try Self.makeDirectories(folder) }
-            var outputs = [BatchOutput]()
-            for spec in settings.specs {
-                let options = settings.options(for: spec)
+            // Specs that differ only in format share one plan, one cut and one resize; each format is encoded
+            // from it. Outputs keep the specs' order.
+            var groups = [[Int]]()
+            for (i, spec) in settings.specs.enumerated() {
+                let same = { (g: [Int]) in settings.specs[g[0]].aspect == spec.aspect && settings.specs[g[0]].size == spec.size }
+                if let g = groups.firstIndex(where: same) { groups[g].append(i) } else { groups.append([i]) }
+            }
+            var found = [BatchOutput?](repeating: nil, count: settings.specs.count)
+            var paths = Set<String>()
+            for group in groups {
+                let options = settings.options(for: settings.specs[group[0]])
                 let crop = try cropper.plan(analysis, options: options)
                 let size = FaceCropper.outputSize(for: crop.rect, options)
-                let path = "\(folder)/\(settings.outputName(for: input, spec: spec, size: size))"
+                let notEnlarged = options.withoutEnlargement && size != OutputSize.resolve(options.size, crop: crop.rect.size, withoutEnlargement: false)
                 // Widths a crop cannot fill without enlarging give the same file: written once, listed once.
-                guard !outputs.contains(where: { $0.path == path }) else { continue }
+                let todo = group.map { ($0, "\(folder)/\(settings.outputName(for: input, spec: settings.specs[$0], size: size))") }
+                    .filter { paths.insert($0.1).inserted }
                 if !settings.dryRun {
-                    _ = try cropper.write(analysis, crop: crop.rect, to: path, options: options, protecting: settings.inputs)
-                    written.append(path)
+                    _ = try cropper.write(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs) { written.append($0) }
                 }
-                outputs.append(BatchOutput(
-                    path: path, format: spec.format, width: size.width, height: size.height, bytes: settings.dryRun ? 0 : Self.fileSize(path),
-                    aspect: crop.aspect, crop: crop.rect, cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, notEnlarged: options.withoutEnlargement && size != OutputSize.resolve(spec.size, crop: crop.rect.size, withoutEnlargement: false) ? true : nil))
+                for (i, path) in todo {
+                    found[i] = BatchOutput(
+                        path: path, format: settings.specs[i].format, width: size.width, height: size.height,
+                        bytes: settings.dryRun ? 0 : Self.fileSize(path), aspect: crop.aspect, crop: crop.rect,
+                        cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, notEnlarged: notEnlarged ? true : nil)
+                }
             }
+            let outputs = found.compactMap { $0 }
             if !settings.dryRun {
                 let manifest = Manifest(
                     version: FaceCropper.version, input: input.key, sha256: try Self.sha256(input.path, into: &sha),

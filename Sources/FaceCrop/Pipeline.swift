@@ -328,28 +328,49 @@ public struct FaceCropper: Sendable {
     public func write(
         _ analysis: Analysis, crop: PixelRect, to output: String, options: CropOptions, protecting inputs: InputSet = InputSet()
     ) throws(FaceCropError) -> OutputInfo {
+        try write(analysis, crop: crop, to: [output], options: options, protecting: inputs)[0]
+    }
+
+    /// `write` to several paths, each in the format of its extension, from one cut and resize: the resized crop
+    /// is kept in memory and encoded once per output (a batch's formats of one size). Every path is checked
+    /// before any pixel is read; `written` hears of each output as it lands.
+    func write(
+        _ analysis: Analysis, crop: PixelRect, to outputs: [String], options: CropOptions, protecting inputs: InputSet = InputSet(),
+        written: (String) -> Void = { _ in }
+    ) throws(FaceCropError) -> [OutputInfo] {
         var inputs = inputs
         inputs.insert(analysis.path)
-        let format = try OutputCheck.writable(output, inputs: inputs)
         let outSize = Self.outputSize(for: crop, options)
-        try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
+        var infos = [OutputInfo]()
+        for output in outputs {
+            let format = try OutputCheck.writable(output, inputs: inputs)
+            try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
+            infos.append(OutputInfo(path: output, width: outSize.width, height: outSize.height, format: format))
+        }
+        var current = outputs.first ?? ""
         do {
-            let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
-            try AtomicFile.write(to: output) { tmp throws(VipsError) in
-                try image.save(to: tmp, format: format, quality: options.quality(for: format), strip: options.strip)
+            var image = try Self.output(analysis, crop: crop, size: outSize, options: options)
+            if infos.count > 1 { image = try image.inMemory() }
+            for info in infos {
+                current = info.path
+                let encoded = info.format.supportsAlpha ? image : try image.flattenedOnWhite()
+                try AtomicFile.write(to: info.path) { tmp throws(VipsError) in
+                    try encoded.save(to: tmp, format: info.format, quality: options.quality(for: info.format), strip: options.strip)
+                }
+                written(info.path)
             }
         } catch let error as VipsError {
             // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
             // otherwise the second read of the file may be what failed, which a read of it alone tells. An
             // input that reads well is never blamed for a failed write.
             if analysis.decoded == nil, let reread = Self.rereadFailure(analysis.input) { throw Self.readError(analysis.input, reread) }
-            throw .writeFailed(output, detail: error.message)
+            throw .writeFailed(current, detail: error.message)
         } catch let error as FaceCropError {
             throw error
         } catch {
-            throw .writeFailed(output, detail: "\(error)")
+            throw .writeFailed(current, detail: "\(error)")
         }
-        return OutputInfo(path: output, width: outSize.width, height: outSize.height, format: format)
+        return infos
     }
 
     /// `write` into memory: the bytes it would write to a file of that format, byte for byte; no file is touched.
@@ -360,7 +381,8 @@ public struct FaceCropper: Sendable {
         try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
         let bytes: [UInt8]
         do throws(VipsError) {
-            let image = try Self.output(analysis, crop: crop, size: outSize, options: options, format: format)
+            var image = try Self.output(analysis, crop: crop, size: outSize, options: options)
+            if !format.supportsAlpha { image = try image.flattenedOnWhite() }
             bytes = try image.encoded(format: format, quality: options.quality(for: format), strip: options.strip)
         } catch {
             throw analysis.decoded != nil ? .imageProcessing(error.message) : Self.readError(analysis.input, error)
@@ -368,8 +390,6 @@ public struct FaceCropper: Sendable {
         return (bytes, OutputInfo(path: Self.memoryName, width: outSize.width, height: outSize.height, format: format))
     }
 
-    /// The crop cut from the full-resolution image, resized to `size`, upright, in sRGB and without alpha when
-    /// `format` has none: what `write` and `encode` save.
     /// Before any pixel is read: the output's size within the format's and `--max-output-pixels`' limits, and the
     /// crop inside the image.
     private static func checkOutput(
@@ -384,7 +404,9 @@ public struct FaceCropper: Sendable {
         }
     }
 
-    private static func output(_ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, options: CropOptions, format: ImageFormat) throws(VipsError) -> VipsImage {
+    /// The crop cut from the full-resolution image, resized to `size`, upright, in sRGB where it must be; alpha
+    /// is kept (each format's save flattens it when the format has none).
+    private static func output(_ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, options: CropOptions) throws(VipsError) -> VipsImage {
         let o = analysis.orientation
         let stored = o.storedRect(forDisplay: crop, storedSize: analysis.storedSize)
         // Read again only when the first pass did not keep the pixels: then with JPEG shrink-on-load when the
@@ -413,7 +435,6 @@ public struct FaceCropper: Sendable {
         } else if options.strip {
             image = try image.profileToSRGB()
         }
-        if !format.supportsAlpha { image = try image.flattenedOnWhite() }
         return image
     }
 

@@ -25,8 +25,11 @@ public struct Ranking: Codable, Sendable {
 
 extension FaceCropper {
     /// Ranks `paths`, `jobs` at a time. With `thumbnails`, also returns each readable image's picture
-    /// (faces drawn) fitting that many pixels, for a contact sheet. Needs `qualityAnalyzer`.
-    public func rank(_ paths: [String], jobs: Int, thumbnails: Int? = nil) -> (ranking: Ranking, thumbnails: [String: RGBImage]) {
+    /// (faces drawn) fitting that many pixels, for a contact sheet. Needs `qualityAnalyzer`. `progress` is
+    /// called (serially) as each image is done, with whether it failed.
+    public func rank(
+        _ paths: [String], jobs: Int, thumbnails: Int? = nil, progress: (@Sendable (_ failed: Bool) -> Void)? = nil
+    ) -> (ranking: Ranking, thumbnails: [String: RGBImage]) {
         let outcomes = Mutex([Result<(ImageQuality?, RGBImage?), FaceCropError>?](repeating: nil, count: paths.count))
         concurrentForEach(paths.count, jobs: jobs) { i in
             let outcome = Result { () throws(FaceCropError) -> (ImageQuality?, RGBImage?) in
@@ -36,7 +39,10 @@ extension FaceCropper {
                 let picture = try thumbnails.map { (box) throws(FaceCropError) in try Annotator.thumbnail(analysis, quality: faces, box: box) }
                 return (ImageQuality(faces), picture)
             }
-            outcomes.withLock { $0[i] = outcome }
+            outcomes.withLock {
+                $0[i] = outcome
+                if case .failure = outcome { progress?(true) } else { progress?(false) }
+            }
             return true
         }
         var ranking = Ranking()

@@ -67,8 +67,10 @@ struct Crop: ParsableCommand {
             if name.isEmpty || name == "." || name == ".." {
                 throw ValidationError("Expected a file name for \(option) but received '\(path)', which names a folder.")
             }
-            let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
-            throw ValidationError("Unsupported output extension '.\(ext)' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
+            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
+                throw ValidationError("Output '\(path)' has no extension to take its format from; end it in .jpg, .png, .webp, .tif, .heic or .avif\(option == "-o" ? " (or give '-o -' and --format for standard output)" : "").")
+            }
+            throw ValidationError("Unsupported output extension '.\(name[name.index(after: dot)...])' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
         }
     }
 

@@ -23,6 +23,9 @@ struct Rank: ParsableCommand {
     @Option(help: "Also write a contact sheet: every image's thumbnail with its faces, rank and score, best first.")
     var sheet: String?
 
+    @Flag(name: [.short, .long], help: "No progress line.")
+    var quiet = false
+
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
@@ -57,7 +60,9 @@ struct Rank: ParsableCommand {
         let cropper = try detection.makeCropper(quality: true)
         // Thumbnails are made at the sheet's tile size: at most the sheet's pixels are kept.
         let tileSize = ContactSheet.tileSize(for: paths.count)
-        let (result, thumbnails) = cropper.rank(paths, jobs: try inputs.jobs, thumbnails: sheet != nil ? tileSize : nil)
+        let progress = Progress(total: paths.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
+        let (result, thumbnails) = cropper.rank(paths, jobs: try inputs.jobs, thumbnails: sheet != nil ? tileSize : nil) { progress.step(failed: $0) }
+        progress.clear()
         for problem in collected.problems { printError("Error: \(problem.error.description)") }
         for failure in result.failed { printError("Error: \(failure.error)") }
         if detection.json {

@@ -136,6 +136,8 @@ struct SiteBuildTests {
         (["batch", "empty", "--output-dir", "out"], 66, "Error: No images found in 'empty';"),
         (["batch", "photos", "--output-dir", "out", "--format", "gif"], 64, "Error: Expected jpg, png, webp, tif, heic or avif for --format but received 'gif'."),
         (["photos/group.jpg", "photos/portrait.png", "-o", "x.jpg"], 64, "Error: facecrop crops one image at a time; for several, use 'facecrop batch"),
+        (["photos/group.jpg", "-o", "x"], 64, "Error: Output 'x' has no extension to take its format from; end it in .jpg, .png, .webp, .tif, .heic or .avif (or give '-o -' and --format for standard output)."),
+        (["photos/group.jpg", "-o", "out/"], 64, "Error: Expected a file name for -o but received 'out/', which names a folder."),
     ])
     func mistakesGetOneClearLine(_ args: [String], _ status: Int32, _ start: String) throws {
         try withScratch { dir in
@@ -171,6 +173,20 @@ struct SiteBuildTests {
                 #expect(r.status == Int32(status) && r.stderrLines.count == 1 && r.stderr.hasPrefix(message) && r.stdout.isEmpty, "\(command): \(r)")
             }
             #expect(!listing(dir).contains("x.jpg"))
+        }
+    }
+
+    /// On a terminal (here `script`'s), rank shows the progress line batch shows; `-q` and pipes do without.
+    @Test(arguments: ["rank photos", "batch photos --output-dir out"])
+    func progressOnATerminal(_ command: String) throws {
+        try withScratch { dir in
+            try photos(dir)
+            let shown = try runShell("script -qec '\"$FACECROP\" \(command)' /dev/null", in: dir)
+            #expect(shown.status == 0 && shown.stdout.contains("2/2  ") && shown.stdout.contains(" img/s  ETA "), "\(shown)")
+            let quiet = try runShell("script -qec '\"$FACECROP\" \(command) -q' /dev/null", in: dir)
+            #expect(quiet.status == 0 && !quiet.stdout.contains("img/s"), "\(quiet)")
+            let piped = try runFaceCrop(command.split(separator: " ").map(String.init), in: dir)
+            #expect(piped.status == 0 && !piped.stderr.contains("img/s"), "\(piped)")
         }
     }
 
