@@ -364,18 +364,24 @@ public struct BatchRunner: Sendable {
                 let same = { (g: [Int]) in settings.specs[g[0]].aspect == spec.aspect && settings.specs[g[0]].size == spec.size }
                 if let g = groups.firstIndex(where: same) { groups[g].append(i) } else { groups.append([i]) }
             }
-            var found = [BatchOutput?](repeating: nil, count: settings.specs.count)
-            var paths = Set<String>()
-            for group in groups {
+            // Larger sizes first: smaller ones of the same crop are resized from them (`RenderedCrops`).
+            let planned = try groups.map { (group) throws(FaceCropError) in
                 let options = settings.options(for: settings.specs[group[0]])
                 let crop = try cropper.plan(analysis, options: options)
-                let size = FaceCropper.outputSize(for: crop.rect, options)
+                return (group, options, crop, FaceCropper.outputSize(for: crop.rect, options))
+            }.sorted { $0.3.width * $0.3.height > $1.3.width * $1.3.height }
+            let rendered = FaceCropper.RenderedCrops()
+            var found = [BatchOutput?](repeating: nil, count: settings.specs.count)
+            var paths = Set<String>()
+            for (group, options, crop, size) in planned {
                 let notEnlarged = options.withoutEnlargement && size != OutputSize.resolve(options.size, crop: crop.rect.size, withoutEnlargement: false)
                 // Widths a crop cannot fill without enlarging give the same file: written once, listed once.
                 let todo = group.map { ($0, "\(folder)/\(settings.outputName(for: input, spec: settings.specs[$0], size: size))") }
                     .filter { paths.insert($0.1).inserted }
                 if !settings.dryRun {
-                    _ = try cropper.write(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs) { written.append($0) }
+                    _ = try cropper.write(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs, rendered: rendered) {
+                        written.append($0)
+                    }
                 }
                 for (i, path) in todo {
                     found[i] = BatchOutput(

@@ -89,6 +89,22 @@ struct SiteBuildTests {
         }
     }
 
+    /// A width at most half another of the same crop is resized from that one: it matches a crop made
+    /// directly to within resampling noise, upright on a rotated (EXIF 6) input too.
+    @Test(arguments: [("Samples/group.jpg", 1600, 400), ("Golden/exif-6/input.jpg", 240, 96)])
+    func smallerWidthsFromLargerMatchDirectCrops(_ source: String, _ large: Int, _ small: Int) throws {
+        try withScratch { dir in
+            _ = try copySample(source, to: dir, as: "in.jpg")
+            let batch = try runBatch(["in.jpg", "--output-dir", "out", "--aspect", "16:9", "--width", "\(large)", "--width", "\(small)", "--format", "png"], in: dir)
+            #expect(batch.status == 0, "\(batch)")
+            #expect(try runFaceCrop(["in.jpg", "--aspect", "16:9", "--width", "\(small)", "-o", "direct.png"], in: dir).status == 0)
+            let name = try #require(listing(dir.appendingPathComponent("out")).first { $0.hasPrefix("in-\(small)x") })
+            let r = try runShell("vips subtract out/\(name) direct.png d.v && vips abs d.v a.v && vips avg a.v", in: dir)
+            let mean = Double(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .infinity
+            #expect(mean < 1.5, "mean difference \(mean) per sample: \(r)")
+        }
+    }
+
     /// Per-format quality: `--quality avif=30` changes the AVIF files only; a bad one is 64 before any work.
     @Test func qualityPerFormat() throws {
         try withScratch { dir in
