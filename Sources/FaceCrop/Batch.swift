@@ -374,7 +374,6 @@ public struct BatchRunner: Sendable {
             var found = [BatchOutput?](repeating: nil, count: settings.specs.count)
             var paths = Set<String>()
             for (group, options, crop, size) in planned {
-                let notEnlarged = options.withoutEnlargement && size != OutputSize.resolve(options.size, crop: crop.rect.size, withoutEnlargement: false)
                 // Widths a crop cannot fill without enlarging give the same file: written once, listed once.
                 let todo = group.map { ($0, "\(folder)/\(settings.outputName(for: input, spec: settings.specs[$0], size: size))") }
                     .filter { paths.insert($0.1).inserted }
@@ -387,7 +386,7 @@ public struct BatchRunner: Sendable {
                     found[i] = BatchOutput(
                         path: path, format: settings.specs[i].format, width: size.width, height: size.height,
                         bytes: settings.dryRun ? 0 : Self.fileSize(path), aspect: crop.aspect, crop: crop.rect,
-                        cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, notEnlarged: notEnlarged ? true : nil)
+                        cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, notEnlarged: FaceCropper.notEnlarged(size, crop: crop.rect, options))
                 }
             }
             let outputs = found.compactMap { $0 }

@@ -323,6 +323,11 @@ public struct FaceCropper: Sendable {
         OutputSize.resolve(options.size, crop: crop.size, withoutEnlargement: options.withoutEnlargement)
     }
 
+    /// `OutputInfo.notEnlarged` for an output of `size`: nil unless enlargement was avoided.
+    static func notEnlarged(_ size: ImageSize, crop: PixelRect, _ options: CropOptions) -> Bool? {
+        options.withoutEnlargement && size != OutputSize.resolve(options.size, crop: crop.size, withoutEnlargement: false) ? true : nil
+    }
+
     /// Cuts `crop` from the full-resolution image, resizes it and writes it atomically (temp file + rename).
     /// `protecting`: more files the output must not be (a batch's every input), besides the analysed one.
     public func write(
@@ -363,7 +368,8 @@ public struct FaceCropper: Sendable {
         for output in outputs {
             let format = try OutputCheck.writable(output, inputs: inputs)
             try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
-            infos.append(OutputInfo(path: output, width: outSize.width, height: outSize.height, format: format))
+            infos.append(OutputInfo(
+                path: output, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options)))
         }
         var current = outputs.first ?? ""
         do {
@@ -411,7 +417,9 @@ public struct FaceCropper: Sendable {
         } catch {
             throw analysis.decoded != nil ? .imageProcessing(error.message) : Self.readError(analysis.input, error)
         }
-        return (bytes, OutputInfo(path: Self.memoryName, width: outSize.width, height: outSize.height, format: format))
+        let info = OutputInfo(
+            path: Self.memoryName, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options))
+        return (bytes, info)
     }
 
     /// Before any pixel is read: the output's size within the format's and `--max-output-pixels`' limits, and the

@@ -99,6 +99,8 @@ public struct OutputInfo: Codable, Sendable {
     public var width: Int
     public var height: Int
     public var format: ImageFormat
+    /// True when `CropOptions.withoutEnlargement` kept the output at the crop's size, smaller than asked.
+    public var notEnlarged: Bool?
 }
 
 /// Milliseconds per stage.

@@ -84,6 +84,8 @@ struct SiteBuildTests {
 
             let single = try runFaceCrop(["photos/portrait.png", "--size", "1600x900", "--no-enlarge", "-o", "p.png"], in: dir)
             #expect(single.status == 0 && single.stdout.contains("-> p.png (512x288)"), "\(single)")
+            let json = try parseJSONObject(try runFaceCrop(["photos/portrait.png", "--size", "1600x900", "--no-enlarge", "-o", "p.png", "--json"], in: dir).stdout)
+            #expect(json.object("output")?["notEnlarged"] as? Bool == true && json.object("output")?.num("width") == 512, "\(json)")
             let width = try runFaceCrop(["photos/portrait.png", "--width", "300", "--aspect", "1:1", "--no-enlarge", "-o", "w.png"], in: dir)
             #expect(width.status == 0 && width.stdout.contains("-> w.png (300x300)"), "\(width)")
         }
