@@ -21,7 +21,7 @@ DOC_SOURCES := LICENSE THIRD_PARTY_NOTICES.md CHANGELOG.md $(wildcard Models/LIC
 DOC_FILES := $(notdir $(DOC_SOURCES))
 
 .PHONY: setup build dist demo test test-fast check-docs check-install check-deb install install-files uninstall deb
-.PHONY: bench accuracy format clean
+.PHONY: bench accuracy format check-format clean
 
 setup:
 	scripts/setup.sh
@@ -38,7 +38,7 @@ dist: build
 demo: build
 	scripts/demo.sh $(BIN)
 
-test: setup check-docs
+test: setup check-docs check-format
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
 	scripts/check-consumer.sh --bin .build/debug/facecrop
@@ -76,7 +76,7 @@ uninstall:
 deb: dist
 	scripts/make-deb.sh
 
-test-fast: setup check-docs
+test-fast: setup check-docs check-format
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest --filter '^FaceCropCoreTests\.' --filter '^FaceCropCLITests\.ParsingTests'
 
@@ -95,8 +95,13 @@ bench: build
 accuracy: build
 	python3 scripts/accuracy.py --bin $(BIN)
 
+# swift-format with the committed .swift-format (4 spaces, lines up to 160): `make format` rewrites, check-format
+# (run by the test targets) fails on any file format would change or any lint finding.
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+check-format:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:
 	rm -rf .build demo-out .artifacts dist

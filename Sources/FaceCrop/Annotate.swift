@@ -14,7 +14,8 @@ public enum Annotator {
         let scale = max(0.35, longSide / 2000)
         let textThickness = max(1, Int((scale * 1.6).rounded()))
         if let crop {
-            let sx = Double(size.width) / Double(analysis.size.width), sy = Double(size.height) / Double(analysis.size.height)
+            let sx = Double(size.width) / Double(analysis.size.width)
+            let sy = Double(size.height) / Double(analysis.size.height)
             let r = crop.rect
             picture.stroke(Rect(x: r.x * sx, y: r.y * sy, width: r.width * sx, height: r.height * sy), colour: .crop, thickness: thickness + 1)
         }
@@ -61,7 +62,9 @@ extension FaceCropper {
     /// `facecrop annotate`: the input drawn on by `Annotator` (its long side at most `maxSide`), written
     /// atomically to `output`. Without `qualityAnalyzer` no capture quality is shown; `crop` nil skips the
     /// crop rect. Faces below `minQuality` (else below the crop's) are drawn grey and left out of the crop.
-    public func annotate(_ input: String, to output: String, crop: CropOptions?, minQuality: Double? = nil, maxSide: Int, quality: Int? = nil) throws(FaceCropError) -> CropReport {
+    public func annotate(_ input: String, to output: String, crop: CropOptions?, minQuality: Double? = nil, maxSide: Int, quality: Int? = nil)
+        throws(FaceCropError) -> CropReport
+    {
         let start = ContinuousClock.now
         let format = try OutputCheck.writable(output, input: input)
         var analysis = try screen(analyze(input), minimum: minQuality ?? crop?.minQuality)

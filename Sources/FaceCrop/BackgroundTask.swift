@@ -33,10 +33,13 @@ private final class Job: @unchecked Sendable {
 private func startThread(_ work: @escaping () -> Void) -> pthread_t? {
     var thread = pthread_t()
     let job = Unmanaged.passRetained(Job(work)).toOpaque()
-    let started = pthread_create(&thread, nil, { raw in
-        Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().run()
-        return nil
-    }, job) == 0
+    let started =
+        pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, job) == 0
     if started { return thread }
     Unmanaged<Job>.fromOpaque(job).takeRetainedValue().run()
     return nil
@@ -50,10 +53,13 @@ func runDetached(_ work: @escaping @Sendable () -> Void) {
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
     var thread = pthread_t()
     let job = Unmanaged.passRetained(Job(work)).toOpaque()
-    let started = pthread_create(&thread, &attributes, { raw in
-        Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().run()
-        return nil
-    }, job) == 0
+    let started =
+        pthread_create(
+            &thread, &attributes,
+            { raw in
+                Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, job) == 0
     if !started { Unmanaged<Job>.fromOpaque(job).takeRetainedValue().run() }
 }
 

@@ -80,7 +80,8 @@ public enum BatchInputs {
     static func list(_ folder: String, hidden: Bool = false) throws(FaceCropError) -> (names: [String], undecodable: [String]) {
         guard let dir = opendir(folder) else { throw .inputUnreadable(folder, reason: "the folder cannot be listed: \(errorText(errno))") }
         defer { closedir(dir) }
-        var names = [String](), undecodable = [String]()
+        var names = [String]()
+        var undecodable = [String]()
         while let entry = readdir(dir) {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
             guard hidden || bytes.first != UInt8(ascii: ".") else { continue }
@@ -123,8 +124,9 @@ public enum BatchInputs {
             let path = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
             if isDirectory(path) {
                 if recursive {
-                    walk(path, subfolder: subfolder.isEmpty ? name : "\(subfolder)/\(name)", recursive: true, depth: depth + 1,
-                         excluding: excluding, visited: &visited, into: &found)
+                    walk(
+                        path, subfolder: subfolder.isEmpty ? name : "\(subfolder)/\(name)", recursive: true, depth: depth + 1,
+                        excluding: excluding, visited: &visited, into: &found)
                 }
             } else if hasImageExtension(name) {
                 if let id = FileIdentity(path), excluding.files.contains(id) { continue }

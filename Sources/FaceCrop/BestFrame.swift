@@ -302,9 +302,11 @@ public struct BestFrameFinder: Sendable {
         }
         work.finish()
         for worker in workers { try? worker.value() }
-        let stillResult = stillTask.map { task in Result { () throws(VideoError) in
-            do { return try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
-        } }
+        let stillResult = stillTask.map { task in
+            Result { () throws(VideoError) in
+                do { return try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
+            }
+        }
         var frames: [FrameAnalysis] = []
         for index in 0..<submitted {
             guard let result = results.withLock({ $0[index] }) else { throw .decoder("frame \(index) was not analysed") }
@@ -408,7 +410,9 @@ public struct BestFrameFinder: Sendable {
 
     /// Writes the chosen frame: cropped with `crop` options (`minQuality` leaves out faces scored below it, as
     /// for an image), or whole (then `crop` gives only the output quality and strip).
-    public func write(_ analysis: VideoAnalysis, to output: String, crop: CropOptions, cropped: Bool) throws(VideoError) -> (output: OutputInfo, crop: CropInfo?) {
+    public func write(_ analysis: VideoAnalysis, to output: String, crop: CropOptions, cropped: Bool) throws(VideoError) -> (
+        output: OutputInfo, crop: CropInfo?
+    ) {
         guard let index = analysis.chosenIndex else { throw .noFace(analysis.input.video, frames: analysis.frames.count) }
         let full = try fullResolution(analysis, index: index)
         do {
@@ -440,9 +444,10 @@ public struct BestFrameFinder: Sendable {
         let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
         _ = try forEachFrame(decoder, samples: samples, options: options, rgb: nil, analysisScale: Double(analysisSize)) { r throws(VideoError) in
             guard r.isSample else { return }
-            rows.append(StabilityFrame(
-                index: rows.count, time: r.frame.time.rounded(4), shift: r.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
-                response: r.response?.rounded(4), drift: r.drift?.manhattan.rounded(3), stable: r.stable))
+            rows.append(
+                StabilityFrame(
+                    index: rows.count, time: r.frame.time.rounded(4), shift: r.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
+                    response: r.response?.rounded(4), drift: r.drift?.manhattan.rounded(3), stable: r.stable))
         }
         return StabilityReport(
             input: input, video: info, analysis: SizeInfo(width: size.width, height: size.height),
@@ -517,7 +522,8 @@ extension BestFrameFinder {
         case .chosen(let index, let reason):
             outcome = "chosen"
             let f = analysis.frames[index]
-            chosenInfo = ChosenFrame(index: index, source: f.isStill ? "still" : "video", time: f.time?.rounded(4), score: analysis.scores[index]?.rounded(4) ?? 0, reason: reason)
+            chosenInfo = ChosenFrame(
+                index: index, source: f.isStill ? "still" : "video", time: f.time?.rounded(4), score: analysis.scores[index]?.rounded(4) ?? 0, reason: reason)
         case .noFace: outcome = "noFace"
         case .noStableFace: outcome = "noStableFace"
         }

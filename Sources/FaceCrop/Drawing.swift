@@ -73,7 +73,8 @@ public struct RGBImage: Hashable, Sendable {
     public func fitting(_ box: Int) throws(FaceCropError) -> RGBImage {
         guard max(width, height) > box else { return self }
         let scale = Double(box) / Double(max(width, height))
-        let w = clampedInt(Double(width) * scale, in: 1...max(1, box)), h = clampedInt(Double(height) * scale, in: 1...max(1, box))
+        let w = clampedInt(Double(width) * scale, in: 1...max(1, box))
+        let h = clampedInt(Double(height) * scale, in: 1...max(1, box))
         do { return try RGBImage(vipsImage.resized(width: w, height: h)) } catch { throw .imageProcessing(error.message) }
     }
 
@@ -82,7 +83,9 @@ public struct RGBImage: Hashable, Sendable {
         let format = try OutputCheck.writable(path, inputs: inputs)
         do {
             let image = try vipsImage
-            try AtomicFile.write(to: path) { tmp throws(VipsError) in try image.save(to: tmp, format: format, quality: quality ?? format.defaultQuality, strip: true) }
+            try AtomicFile.write(to: path) { tmp throws(VipsError) in
+                try image.save(to: tmp, format: format, quality: quality ?? format.defaultQuality, strip: true)
+            }
         } catch let error as FaceCropError {
             throw error
         } catch let error as VipsError {
@@ -99,24 +102,32 @@ public struct RGBImage: Hashable, Sendable {
         let xy = points.flatMap { [Float($0.x), Float($0.y)] }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_draw_polyline(p.baseAddress, Int32(clamping: w), Int32(clamping: h), xy, Int32(clamping: points.count), closed ? 1 : 0, colour.components, Int32(clamping: thickness))
+            _ = cfd_draw_polyline(
+                p.baseAddress, Int32(clamping: w), Int32(clamping: h), xy, Int32(clamping: points.count), closed ? 1 : 0, colour.components,
+                Int32(clamping: thickness))
         }
     }
 
     public mutating func stroke(_ r: Rect, colour: Colour, thickness: Int = 2) {
-        stroke([Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY), Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)], closed: true, colour: colour, thickness: thickness)
+        stroke(
+            [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY), Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)], closed: true, colour: colour,
+            thickness: thickness)
     }
 
     public mutating func fill(_ r: PixelRect, colour: Colour) {
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_fill_rect(p.baseAddress, Int32(clamping: w), Int32(clamping: h), Int32(clamping: r.x), Int32(clamping: r.y), Int32(clamping: r.width), Int32(clamping: r.height), colour.components)
+            _ = cfd_fill_rect(
+                p.baseAddress, Int32(clamping: w), Int32(clamping: h), Int32(clamping: r.x), Int32(clamping: r.y), Int32(clamping: r.width),
+                Int32(clamping: r.height), colour.components)
         }
     }
 
     /// The box `text` takes at `scale` (Hershey font: about 22 px tall at scale 1), descenders included.
     public static func textSize(_ text: String, scale: Double, thickness: Int = 1) -> (width: Int, height: Int) {
-        var w: Int32 = 0, h: Int32 = 0, base: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
+        var base: Int32 = 0
         cfd_text_size(ascii(text), scale, Int32(clamping: thickness), &w, &h, &base)
         return (Int(w), Int(h + base))
     }
@@ -132,17 +143,21 @@ public struct RGBImage: Hashable, Sendable {
         if let background { fill(box, colour: background) }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_draw_text(p.baseAddress, Int32(clamping: w), Int32(clamping: h), Self.ascii(text), Int32(clamping: x + padding), Int32(clamping: y + padding), scale, Int32(clamping: thickness), colour.components)
+            _ = cfd_draw_text(
+                p.baseAddress, Int32(clamping: w), Int32(clamping: h), Self.ascii(text), Int32(clamping: x + padding), Int32(clamping: y + padding), scale,
+                Int32(clamping: thickness), colour.components)
         }
         return box
     }
 
     /// Copies `image` with its top-left corner at (x, y), clipped to this image.
     public mutating func paste(_ image: RGBImage, x: Int, y: Int) {
-        let x0 = max(0, x), x1 = min(width, x + image.width)
+        let x0 = max(0, x)
+        let x1 = min(width, x + image.width)
         guard x0 < x1 else { return }
         for row in max(0, y)..<min(height, y + image.height) {
-            let src = ((row - y) * image.width + (x0 - x)) * 3, dst = (row * width + x0) * 3
+            let src = ((row - y) * image.width + (x0 - x)) * 3
+            let dst = (row * width + x0) * 3
             pixels.replaceSubrange(dst..<dst + (x1 - x0) * 3, with: image.pixels[src..<src + (x1 - x0) * 3])
         }
     }

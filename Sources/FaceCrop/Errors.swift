@@ -42,7 +42,8 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .noFace: return 2
-        case .invalidSetting, .unsupportedOutputFormat, .outputSameAsInput, .outputsClash, .outputNotRegularFile, .outputTooLarge, .outputFolderHoldsInput: return 64
+        case .invalidSetting, .unsupportedOutputFormat, .outputSameAsInput, .outputsClash, .outputNotRegularFile, .outputTooLarge, .outputFolderHoldsInput:
+            return 64
         case .inputEmpty, .notAnImage, .inputIsVideo, .blockedLoader, .corruptImage, .tooManyPixels, .fileTooLarge, .wholeFrameTooLarge: return 65
         case .inputNotFound, .inputIsDirectory, .inputNotRegularFile, .inputUnreadable: return 66
         case .outputDirectoryMissing, .outputNotWritable, .writeFailed: return 73
@@ -63,18 +64,22 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
             return "Input '\(p)' needs a libvips loader that is blocked for safety; pass --allow-untrusted-loaders if you trust this file."
         case .corruptImage(let p, let detail): return "Input '\(p)' is damaged or truncated: \(detail)."
         case .tooManyPixels(let p, let w, let h, let limit):
-            return "Input '\(p)' is \(w)x\(h) (\(w.multipliedReportingOverflow(by: h).partialValue) pixels), over the limit of \(limit) pixels; raise it with --max-pixels if you trust this file."
+            return
+                "Input '\(p)' is \(w)x\(h) (\(w.multipliedReportingOverflow(by: h).partialValue) pixels), over the limit of \(limit) pixels; raise it with --max-pixels if you trust this file."
         case .fileTooLarge(let p, let bytes, let limit):
             return "Input '\(p)' is \(bytes) bytes, over the limit of \(limit) bytes; raise it with --max-file-size if you trust this file."
         case .wholeFrameTooLarge(let p, let kind, let w, let h, let bytes, let limit):
             let mib = bytes == .max ? "more than \(Int.max >> 20)" : "\((bytes + (1 << 20) - 1) >> 20)"
-            return "Input '\(p)' is \(kind) of \(w)x\(h) pixels, which is decoded whole in memory: about \(mib) MiB, over the limit of \(limit >> 20) MiB; raise it with --max-decode-memory if you trust this file."
+            return
+                "Input '\(p)' is \(kind) of \(w)x\(h) pixels, which is decoded whole in memory: about \(mib) MiB, over the limit of \(limit >> 20) MiB; raise it with --max-decode-memory if you trust this file."
         case .noFace(let p): return "No face found in '\(p)'."
         case .unsupportedOutputFormat(let p):
             return "Output '\(p)' has an unsupported extension; use .jpg, .jpeg, .png, .webp, .tif, .tiff, .heic or .avif."
         case .outputSameAsInput(let p): return "Output '\(p)' is the input file; facecrop never overwrites its input."
         case .outputsClash(let a, let b):
-            return a == b ? "Output '\(a)' is given twice; each output needs a file of its own." : "Outputs '\(a)' and '\(b)' are the same file; each output needs a file of its own."
+            return a == b
+                ? "Output '\(a)' is given twice; each output needs a file of its own."
+                : "Outputs '\(a)' and '\(b)' are the same file; each output needs a file of its own."
         case .outputFolderHoldsInput(let p, let input):
             return "Output folder '\(p)' holds input '\(input)', which a copy named by rank could replace; copy to another folder."
         case .outputNotRegularFile(let p):

@@ -139,7 +139,8 @@ public enum OutputCheck {
         func split(_ p: String) -> (FileIdentity?, String) {
             (FileIdentity(directory(of: p)), p.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? p)
         }
-        let (da, na) = split(a), (db, nb) = split(b)
+        let (da, na) = split(a)
+        let (db, nb) = split(b)
         return da != nil && da == db && na == nb
     }
 

@@ -56,7 +56,8 @@ public final class LandmarkFitter: Sendable {
         guard let path = writtenCachePath else { return nil }
         var info = stat()
         let size = stat(path, &info) == 0 ? " \((Int(info.st_size) + 500_000) / 1_000_000) MB" : ""
-        return "Note: saved a\(size) copy of dlib's landmark model as '\(path)', so that later runs load it in a fraction of a second; set FACECROP_CACHE_DIR to keep it elsewhere, or delete it (it is made again when needed)."
+        return
+            "Note: saved a\(size) copy of dlib's landmark model as '\(path)', so that later runs load it in a fraction of a second; set FACECROP_CACHE_DIR to keep it elsewhere, or delete it (it is made again when needed)."
     }
 
     /// `$FACECROP_CACHE_DIR`, else `$XDG_CACHE_HOME/facecrop`, else `$HOME/.cache/facecrop`; nil without any.

@@ -368,8 +368,9 @@ public struct FaceCropper: Sendable {
         for output in outputs {
             let format = try OutputCheck.writable(output, inputs: inputs)
             try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
-            infos.append(OutputInfo(
-                path: output, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options)))
+            infos.append(
+                OutputInfo(
+                    path: output, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options)))
         }
         var current = outputs.first ?? ""
         do {
@@ -405,7 +406,9 @@ public struct FaceCropper: Sendable {
 
     /// `write` into memory: the bytes it would write to a file of that format, byte for byte; no file is touched.
     /// `OutputInfo.path` is `FaceCropper.memoryName`.
-    public func encode(_ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions) throws(FaceCropError) -> (bytes: [UInt8], info: OutputInfo) {
+    public func encode(_ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions) throws(FaceCropError) -> (
+        bytes: [UInt8], info: OutputInfo
+    ) {
         guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(Self.memoryName + "." + format.rawValue) }
         let outSize = Self.outputSize(for: crop, options)
         try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
@@ -432,7 +435,8 @@ public struct FaceCropper: Sendable {
         guard crop.width > 0, crop.height > 0, crop.x >= 0, crop.y >= 0, crop.x <= analysis.size.width - crop.width,
             crop.y <= analysis.size.height - crop.height
         else {
-            throw .imageProcessing("the crop \(crop.width)x\(crop.height)+\(crop.x)+\(crop.y) is not inside the \(analysis.size.width)x\(analysis.size.height) image")
+            throw .imageProcessing(
+                "the crop \(crop.width)x\(crop.height)+\(crop.x)+\(crop.y) is not inside the \(analysis.size.width)x\(analysis.size.height) image")
         }
     }
 
@@ -584,4 +588,3 @@ public struct FaceCropper: Sendable {
         return .corruptImage(path, detail: detail.isEmpty ? m : detail)
     }
 }
-

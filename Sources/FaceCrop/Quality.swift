@@ -94,7 +94,8 @@ public final class QualityAnalyzer: Sendable {
         let display = PixelRect(x: Int(region.minX), y: Int(region.minY), width: Int(region.width), height: Int(region.height))
         guard display.width >= 24, display.height >= 24 else { return 1 }
         var stored = analysis.orientation.storedRect(forDisplay: display, storedSize: analysis.storedSize)
-        let dx = stored.x % 8, dy = stored.y % 8
+        let dx = stored.x % 8
+        let dy = stored.y % 8
         stored = PixelRect(x: stored.x - dx, y: stored.y - dy, width: stored.width + dx, height: stored.height + dy)
         var ratio: Float = 1
         do {
@@ -117,7 +118,8 @@ public final class QualityAnalyzer: Sendable {
         let size = analysis.size
         let side = Self.cropScale * max(box.width, box.height)
         let square = Rect(x: box.midX - side / 2, y: box.midY - side / 2, width: side, height: side).intersection(size.bounds)
-        let x0 = Int(square.minX.rounded(.down)), y0 = Int(square.minY.rounded(.down))
+        let x0 = Int(square.minX.rounded(.down))
+        let y0 = Int(square.minY.rounded(.down))
         let clamped = PixelRect(
             x: x0, y: y0, width: max(1, min(size.width, Int(square.maxX.rounded(.up))) - x0),
             height: max(1, min(size.height, Int(square.maxY.rounded(.up))) - y0))
@@ -132,7 +134,8 @@ public final class QualityAnalyzer: Sendable {
             let face = try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
             var error = [CChar](repeating: 0, count: 512)
             // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
-            let sx = Double(face.width) / Double(clamped.width), sy = Double(face.height) / Double(clamped.height)
+            let sx = Double(face.width) / Double(clamped.width)
+            let sy = Double(face.height) / Double(clamped.height)
             let local = Rect(
                 x: (box.x - Double(clamped.x)) * sx, y: (box.y - Double(clamped.y)) * sy, width: box.width * sx, height: box.height * sy)
             try face.withRGB8 { rgb, width, height in

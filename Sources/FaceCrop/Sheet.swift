@@ -66,7 +66,8 @@ public enum ContactSheet {
     public static func render(_ tiles: [Tile], tileSize: Int = defaultTileSize, columns: Int? = nil) throws(FaceCropError) -> RGBImage {
         try checkSetting(tileSize, (minTileSize...maxTileSize, "an integer from \(minTileSize) to \(maxTileSize)"), "the contact sheet's tile size")
         if let columns { try checkSetting(columns, (1...Int.max, "a positive integer"), "the contact sheet's columns") }
-        let padding = 10, frame = 4
+        let padding = 10
+        let frame = 4
         let scale = Double(tileSize) / 600  // 0.4 at 240 px: about 9 px capitals
         let lines = max(1, tiles.map(\.caption.count).max() ?? 1)
         let l = layout(count: tiles.count, tileSize: tileSize, lines: lines, columns: columns)
@@ -75,16 +76,21 @@ public enum ContactSheet {
         let (width, height) = (cols * cellWidth + padding, l.rows * cellHeight + padding)
         var sheet = RGBImage(width: width, height: height, fill: .white)
         for (i, tile) in tiles.enumerated() {
-            let x = padding + (i % cols) * cellWidth, y = padding + (i / cols) * cellHeight
+            let x = padding + (i % cols) * cellWidth
+            let y = padding + (i / cols) * cellHeight
             let thumb = try tile.image.fitting(tileSize)
-            let tx = x + padding + (tileSize - thumb.width) / 2, ty = y + padding + (tileSize - thumb.height) / 2
+            let tx = x + padding + (tileSize - thumb.width) / 2
+            let ty = y + padding + (tileSize - thumb.height) / 2
             sheet.fill(PixelRect(x: x + padding, y: y + padding, width: tileSize, height: tileSize), colour: Colour(235, 235, 235))
             sheet.paste(thumb, x: tx, y: ty)
             if tile.highlighted {
-                sheet.stroke(PixelRect(x: x + frame / 2, y: y + frame / 2, width: cellWidth - frame, height: cellHeight - frame).rect, colour: .good, thickness: frame)
+                sheet.stroke(
+                    PixelRect(x: x + frame / 2, y: y + frame / 2, width: cellWidth - frame, height: cellHeight - frame).rect, colour: .good, thickness: frame)
             }
             for (n, line) in tile.caption.enumerated() {
-                sheet.label(fitted(line, width: tileSize, scale: scale), x: x + padding, y: y + 2 * padding + tileSize - 4 + n * lineHeight, scale: scale, colour: .black)
+                sheet.label(
+                    fitted(line, width: tileSize, scale: scale), x: x + padding, y: y + 2 * padding + tileSize - 4 + n * lineHeight, scale: scale,
+                    colour: .black)
             }
         }
         return sheet

@@ -44,11 +44,13 @@ public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .damaged(let p, let detail): return "Input '\(p)' is damaged: \(detail)."
         case .noFrames(let p): return "Input '\(p)' contains no video frames."
         case .tooLong(let p, let s, let limit):
-            return "Input '\(p)' lasts \(String((s * 10).rounded() / 10)) s, over the limit of \(String(limit)) s; raise it with --max-duration if you trust this file."
+            return
+                "Input '\(p)' lasts \(String((s * 10).rounded() / 10)) s, over the limit of \(String(limit)) s; raise it with --max-duration if you trust this file."
         case .tooManyFrames(let p, let n, let limit):
             return "Input '\(p)' has \(n) frames, over the limit of \(limit) analysed frames; raise it with --max-frames or sample with --frames."
         case .frameTooLarge(let p, let w, let h, let limit):
-            return "Input '\(p)' has frames of \(w)x\(h) (\(w * h) pixels), over the limit of \(limit) pixels; raise it with --max-pixels if you trust this file."
+            return
+                "Input '\(p)' has frames of \(w)x\(h) (\(w * h) pixels), over the limit of \(limit) pixels; raise it with --max-pixels if you trust this file."
         case .stillWithoutVideo(let p, let looked):
             return "No video found beside the still '\(p)' (looked for \(looked.map { "'\($0)'" }.joined(separator: ", ")))."
         case .noFace(let p, let n): return "No face found in any of the \(n) frames analysed of '\(p)'."
@@ -119,9 +121,10 @@ final class VideoDecoder: @unchecked Sendable {
         var error = [CChar](repeating: 0, count: 512)
         let rc = pixels.withUnsafeMutableBufferPointer { buffer in
             greyPixels.withUnsafeMutableBufferPointer { g in
-                Int(cv_read(
-                    pointer, time ?? -1, rgbFrom, Int32(rgb?.width ?? 0), Int32(rgb?.height ?? 0), rgb == nil ? nil : buffer.baseAddress, &converted,
-                    Int32(grey.width), Int32(grey.height), g.baseAddress, &frameTime, &error, error.count))
+                Int(
+                    cv_read(
+                        pointer, time ?? -1, rgbFrom, Int32(rgb?.width ?? 0), Int32(rgb?.height ?? 0), rgb == nil ? nil : buffer.baseAddress, &converted,
+                        Int32(grey.width), Int32(grey.height), g.baseAddress, &frameTime, &error, error.count))
             }
         }
         if rc == CV_END { return nil }
@@ -153,7 +156,9 @@ final class VideoDecoder: @unchecked Sendable {
 enum Registration {
     /// How far the content moved from `previous` to `current`, in their pixels, and the correlation peak.
     static func shift(from previous: VideoFrame, to current: VideoFrame) throws(VideoError) -> (shift: Shift, response: Double) {
-        var dx = 0.0, dy = 0.0, response = 0.0
+        var dx = 0.0
+        var dy = 0.0
+        var response = 0.0
         var error = [CChar](repeating: 0, count: 512)
         let size = current.greySize
         let rc = previous.grey.withUnsafeBufferPointer { a in

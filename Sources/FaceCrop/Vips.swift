@@ -260,7 +260,8 @@ final class VipsImage: @unchecked Sendable {
     /// Packed 8-bit RGB pixels, alpha flattened on white.
     func withRGB8<R>(_ body: (UnsafePointer<UInt8>, Int, Int) throws -> R) throws -> R {
         var buffer: UnsafeMutablePointer<UInt8>?
-        var w: Int32 = 0, h: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
         try Self.check { fc_rgb8(pointer, &buffer, &w, &h) }
         defer { fc_free(buffer) }
         return try withExtendedLifetime(self) { try body(buffer!, Int(w), Int(h)) }
@@ -268,7 +269,8 @@ final class VipsImage: @unchecked Sendable {
 
     /// libvips' attention centre for a crop of width x height.
     func attentionCentre(width: Int, height: Int) throws(VipsError) -> Point {
-        var x: Int32 = 0, y: Int32 = 0
+        var x: Int32 = 0
+        var y: Int32 = 0
         let (w, h) = (try cInt(width), try cInt(height))
         try Self.check { fc_attention_centre(pointer, w, h, &x, &y) }
         return Point(x: Double(x), y: Double(y))
@@ -293,7 +295,8 @@ final class VipsImage: @unchecked Sendable {
 
     /// Largest channel difference and the share of pixels differing by more than `threshold`.
     func compare(with other: VipsImage, threshold: Double) throws(VipsError) -> (maxDelta: Double, mismatch: Double) {
-        var maxDelta = 0.0, mismatch = 0.0
+        var maxDelta = 0.0
+        var mismatch = 0.0
         try Self.check { fc_compare(pointer, other.pointer, threshold, &maxDelta, &mismatch) }
         return (maxDelta, mismatch)
     }

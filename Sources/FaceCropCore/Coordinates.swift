@@ -9,12 +9,14 @@
 /// (Vision's own `VNImageRectForNormalizedRect` scales without flipping; these functions also flip.)
 public enum Coordinates {
     public static func pixelRect(forNormalized r: Rect, imageSize: ImageSize) -> Rect {
-        let w = Double(imageSize.width), h = Double(imageSize.height)
+        let w = Double(imageSize.width)
+        let h = Double(imageSize.height)
         return Rect(x: r.x * w, y: (1 - r.y - r.height) * h, width: r.width * w, height: r.height * h)
     }
 
     public static func normalizedRect(forPixel r: Rect, imageSize: ImageSize) -> Rect {
-        let w = Double(imageSize.width), h = Double(imageSize.height)
+        let w = Double(imageSize.width)
+        let h = Double(imageSize.height)
         return Rect(x: r.x / w, y: 1 - (r.y + r.height) / h, width: r.width / w, height: r.height / h)
     }
 

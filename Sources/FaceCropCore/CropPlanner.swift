@@ -123,7 +123,8 @@ public enum CropPlanner {
     /// The derived side is rounded, so the aspect holds to within one pixel.
     public static func cropSize(covering region: Rect, ratio: Double, in image: ImageSize) -> (width: Int, height: Int) {
         let clipped = region.intersection(image.bounds)
-        var w = max(clipped.width, 1), h = max(clipped.height, 1)
+        var w = max(clipped.width, 1)
+        var h = max(clipped.height, 1)
         if w / h < ratio { w = h * ratio } else { h = w / ratio }
         return wholePixelSize(width: w, height: h, ratio: ratio, in: image)
     }
@@ -134,7 +135,10 @@ public enum CropPlanner {
     }
 
     private static func wholePixelSize(width: Double, height: Double, ratio: Double, in image: ImageSize) -> (width: Int, height: Int) {
-        let W = max(1, image.width), H = max(1, image.height)
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        let W = max(1, image.width)
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        let H = max(1, image.height)
         // Any ratio (0, NaN, infinite: an aspect of 1e308:1) gives a size inside the image, never a trap.
         let ratio = ratio.isNaN || ratio <= 0 ? 1 : ratio
         // Round one side, derive the other from it, and shrink both if that leaves the image.
@@ -207,7 +211,9 @@ public enum CropPlanner {
         axis: WritableKeyPath<Rect, Double>, extent: KeyPath<Rect, Double>, crop: PixelRect, length: Int, limit: Int,
         boxes: [Rect], margins: [Rect]
     ) -> Int {
-        let maxStart = Double(limit - length), L = Double(length)
+        let maxStart = Double(limit - length)
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        let L = Double(length)
         func clamp(_ s: Double) -> Double { min(max(s, 0), maxStart) }
         func window(_ start: Double) -> Rect {
             var r = crop.rect
@@ -218,7 +224,8 @@ public enum CropPlanner {
         // interval end, so each box's and margin's ends are the only candidates needed.
         func score(_ start: Double) -> (Double, Double) {
             let w = window(start)
-            var faces = 0.0, kept = 0.0
+            var faces = 0.0
+            var kept = 0.0
             for (box, margin) in zip(boxes, margins) {
                 // Larger faces weigh more; the + 1 keeps a sliver of a face at the border from weighing nothing.
                 if w.contains(box, tolerance: wholeTolerance) { faces += box.area + 1 }
@@ -228,7 +235,8 @@ public enum CropPlanner {
         }
         var candidates = [Double]()
         for r in boxes + margins {
-            let lo = r[keyPath: axis], hi = lo + r[keyPath: extent]
+            let lo = r[keyPath: axis]
+            let hi = lo + r[keyPath: extent]
             candidates += [clamp(lo), clamp(hi - L)]
         }
         let best = candidates.max(by: { score($0) < score($1) })!
@@ -236,11 +244,13 @@ public enum CropPlanner {
         if score(best) == (0, 0) { return clampedInt(crop.rect[keyPath: axis], rounding: .towardZero) }
         // Centre on what the best placement keeps, without losing any of it.
         let w = window(best)
-        var lo = 0.0, hi = maxStart
+        var lo = 0.0
+        var hi = maxStart
         var keptUnion: Rect?
         for (box, margin) in zip(boxes, margins) {
             for r in [box, margin] where w.contains(r, tolerance: wholeTolerance) {
-                let r0 = r[keyPath: axis], r1 = r0 + r[keyPath: extent]
+                let r0 = r[keyPath: axis]
+                let r1 = r0 + r[keyPath: extent]
                 lo = max(lo, r1 - L)
                 hi = min(hi, r0)
                 keptUnion = keptUnion.map { $0.union(r) } ?? r

@@ -10,7 +10,8 @@ public enum FileName {
     /// For messages: the valid UTF-8 sequences as they are, each other byte as `\xNN`.
     public static func shown(_ bytes: some Collection<UInt8>) -> String {
         let bytes = Array(bytes)
-        var out = "", i = 0
+        var out = ""
+        var i = 0
         while i < bytes.count {
             let length = bytes[i] < 0x80 ? 1 : bytes[i] >= 0xF0 ? 4 : bytes[i] >= 0xE0 ? 3 : 2
             if i + length <= bytes.count, let scalar = String(validating: bytes[i..<i + length], as: UTF8.self) {

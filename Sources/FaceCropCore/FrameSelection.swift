@@ -103,22 +103,32 @@ public enum FrameSelection {
         let eligible = stableOnly ? withFaces.filter { candidates[$0].isStill || candidates[$0].stable == true } : withFaces
         guard !eligible.isEmpty else { return .noStableFace }
         func better(_ a: Int, _ b: Int) -> Bool {
-            let sa = scores[a]!, sb = scores[b]!
+            let sa = scores[a]!
+            let sb = scores[b]!
             if abs(sa - sb) > 0.001 { return sa > sb }
             if candidates[a].isStill != candidates[b].isStill { return candidates[a].isStill }
-            let stableA = candidates[a].stable == true, stableB = candidates[b].stable == true
+            let stableA = candidates[a].stable == true
+            let stableB = candidates[b].stable == true
             if stableA != stableB { return stableA }
             return a < b
         }
         let best = eligible.reduce(eligible[0]) { better($1, $0) ? $1 : $0 }
         let score = String((scores[best]! * 1000).rounded() / 1000)
-        let pool = stableOnly ? "\(eligible.count) stable frame\(eligible.count == 1 ? "" : "s") with faces" : "\(withFaces.count) frame\(withFaces.count == 1 ? "" : "s") with faces"
+        let pool =
+            stableOnly
+            ? "\(eligible.count) stable frame\(eligible.count == 1 ? "" : "s") with faces"
+            : "\(withFaces.count) frame\(withFaces.count == 1 ? "" : "s") with faces"
         var reason = "highest frame score (\(score)) of the \(pool)"
         let tied = eligible.filter { $0 != best && abs(scores[$0]! - scores[best]!) <= 0.001 }
         if !tied.isEmpty {
-            reason += candidates[best].isStill ? "; tied, the still wins" : candidates[best].stable == true && tied.contains { candidates[$0].stable != true } ? "; tied, the stable frame wins" : "; tied, the earliest wins"
+            reason +=
+                candidates[best].isStill
+                ? "; tied, the still wins"
+                : candidates[best].stable == true && tied.contains { candidates[$0].stable != true }
+                    ? "; tied, the stable frame wins" : "; tied, the earliest wins"
         }
-        let faces = candidates[best].faceScores.count, most = candidates.map(\.faceScores.count).max() ?? 0
+        let faces = candidates[best].faceScores.count
+        let most = candidates.map(\.faceScores.count).max() ?? 0
         if faces < most { reason += "; \(faces) of \(most) faces found in it" }
         return .chosen(index: best, reason: reason)
     }

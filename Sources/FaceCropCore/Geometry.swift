@@ -33,13 +33,15 @@ public struct Rect: Hashable, Sendable, Codable {
 
     /// The smallest rectangle containing both.
     public func union(_ other: Rect) -> Rect {
-        let x0 = min(minX, other.minX), y0 = min(minY, other.minY)
+        let x0 = min(minX, other.minX)
+        let y0 = min(minY, other.minY)
         return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
     }
 
     /// The overlap, or a zero-size rectangle when there is none.
     public func intersection(_ other: Rect) -> Rect {
-        let x0 = max(minX, other.minX), y0 = max(minY, other.minY)
+        let x0 = max(minX, other.minX)
+        let y0 = max(minY, other.minY)
         return Rect(x: x0, y: y0, width: max(0, min(maxX, other.maxX) - x0), height: max(0, min(maxY, other.maxY) - y0))
     }
 

@@ -1,7 +1,8 @@
 /// EXIF orientation: how the stored pixels must be transformed to show the picture upright. Case names
 /// follow `CGImagePropertyOrientation`.
 public enum Orientation: Int, Sendable, Codable, CaseIterable {
-    case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
+    case up = 1
+    case upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
 
     /// Orientations 5...8 store the picture on its side: width and height swap.
     public var swapsAxes: Bool { rawValue >= 5 }
@@ -12,7 +13,8 @@ public enum Orientation: Int, Sendable, Codable, CaseIterable {
 
     /// Where the display pixel (x, y) sits in the stored image.
     public func storedPixel(x: Int, y: Int, storedSize s: ImageSize) -> (x: Int, y: Int) {
-        let w = s.width - 1, h = s.height - 1
+        let w = s.width - 1
+        let h = s.height - 1
         switch self {
         case .up: return (x, y)
         case .upMirrored: return (w - x, y)

@@ -185,7 +185,8 @@ public struct QualityModel: Hashable, Sendable {
         c["exposure"] = brightness * contrast * clipping * balance
         c["size"] = ramp(m.faceHeight, zeroAt: tinyFace, oneAt: goodFace)
         if let roll = m.roll, let yaw = m.yaw, let pitch = m.pitch {
-            c["pose"] = ramp(abs(roll), zeroAt: maxRoll, oneAt: 0) * ramp(abs(yaw), zeroAt: maxYaw, oneAt: 0)
+            c["pose"] =
+                ramp(abs(roll), zeroAt: maxRoll, oneAt: 0) * ramp(abs(yaw), zeroAt: maxYaw, oneAt: 0)
                 * ramp(abs(pitch - levelPitch), zeroAt: maxPitchOffset, oneAt: 0)
         }
         if let ear = m.eyeAspectRatio { c["eyes"] = ramp(ear, zeroAt: closedEyes, oneAt: openEyes) }
@@ -197,7 +198,8 @@ public struct QualityModel: Hashable, Sendable {
         c["compression"] = ramp(m.blockiness, zeroAt: heavyBlocking, oneAt: cleanBlocking)
         c["confidence"] = ramp(m.confidence, zeroAt: detector.unsureFace, oneAt: detector.sureFace)
         // Weighted geometric mean over the components measured: a blurred face is not rescued by good light.
-        var logSum = 0.0, weightSum = 0.0
+        var logSum = 0.0
+        var weightSum = 0.0
         for (name, value) in c {
             let w = weights[name] ?? 0
             logSum += w * log(max(value, floor))
@@ -235,7 +237,8 @@ public struct QualityModel: Hashable, Sendable {
     public static func pose(_ p: [Point]) -> (roll: Double, yaw: Double, pitch: Double)? {
         guard p.count == 5 else { return nil }
         let (re, le, nose, rm, lm) = (p[0], p[1], p[2], p[3], p[4])
-        let dx = le.x - re.x, dy = le.y - re.y
+        let dx = le.x - re.x
+        let dy = le.y - re.y
         let eyeDistance = (dx * dx + dy * dy).squareRoot()
         guard eyeDistance > 0 else { return nil }
         let eyeRoll = atan2(dy, dx) * 180 / .pi
@@ -243,7 +246,8 @@ public struct QualityModel: Hashable, Sendable {
         let (c, s) = (dx / eyeDistance, dy / eyeDistance)
         let mid = Point(x: (re.x + le.x) / 2, y: (re.y + le.y) / 2)
         func local(_ q: Point) -> Point {
-            let x = q.x - mid.x, y = q.y - mid.y
+            let x = q.x - mid.x
+            let y = q.y - mid.y
             return Point(x: x * c + y * s, y: -x * s + y * c)
         }
         let n = local(nose)

@@ -28,7 +28,9 @@ struct Batch: ParsableCommand {
     @Option(parsing: .unconditionalSingleValue, help: "An output of exactly this size, WIDTHxHEIGHT (repeatable).")
     var size: [String] = []
 
-    @Option(parsing: .unconditionalSingleValue, help: "An output of this aspect, W:H or 'original' (repeatable): at the crop's own size, or at each --width. Default, without --size: 1:1.")
+    @Option(
+        parsing: .unconditionalSingleValue,
+        help: "An output of this aspect, W:H or 'original' (repeatable): at the crop's own size, or at each --width. Default, without --size: 1:1.")
     var aspect: [String] = []
 
     @Option(name: .customLong("width"), parsing: .unconditionalSingleValue, help: "An output this wide for each --aspect, the height following (repeatable).")
@@ -103,10 +105,12 @@ struct Batch: ParsableCommand {
         }
         let key = [
             "size=\(size)", "aspect=\(aspect)", "width=\(widths)", "enlarge=\(!common.noEnlarge)", "margin=\(common.margin)", "strategy=\(common.strategy)",
-            "noFace=\(common.noFace)", "quality=\(common.qualityTexts)", "minQuality=\(try common.minQuality.map { String($0) } ?? "")", "strip=\(common.strip)",
+            "noFace=\(common.noFace)", "quality=\(common.qualityTexts)", "minQuality=\(try common.minQuality.map { String($0) } ?? "")",
+            "strip=\(common.strip)",
             "format=\(formats.map(\.rawValue))", "name=\(name)",
             "detector=\(detection.detector)", "threshold=\(try detection.threshold ?? detection.detector.profile.threshold)",
-            "detectSize=\(try detection.detectSize ?? detection.detector.profile.analysisSize)", "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
+            "detectSize=\(try detection.detectSize ?? detection.detector.profile.analysisSize)",
+            "model=\(try detection.model.map { try modelDigest($0) } ?? "")",
         ].joined(separator: " ")
         var settings = BatchSettings(outputDirectory: outputDir ?? ".", specs: specs, crop: options, optionsKey: key)
         settings.nameTemplate = name
@@ -131,7 +135,9 @@ struct Batch: ParsableCommand {
         let collected = try inputs.collect(excluding: exclusions)
         let all = collected.inputs
         if all.isEmpty && collected.problems.isEmpty {
-            printError("Error: No images found in \(inputs.described); facecrop reads \(BatchInputs.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")) files\(inputs.recursive ? "" : " (add --recursive for subfolders)").")
+            printError(
+                "Error: No images found in \(inputs.described); facecrop reads \(BatchInputs.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")) files\(inputs.recursive ? "" : " (add --recursive for subfolders)")."
+            )
             throw ExitCode(66)
         }
         settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []))
@@ -170,21 +176,23 @@ struct Batch: ParsableCommand {
         for record in problems { printError("Error: \(record.error ?? record.input)") }
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let (dryRun, json) = (self.dryRun, detection.json)
-        let records = problems + runner.run(chosen, jobs: try inputs.jobs, failFast: failFast) { record in
-            progress.clear()
-            if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
-            for warning in Self.cutFaceWarnings(record) { printError(warning) }
-            if json {
-                if let line = try? Self.jsonLine(record) { print(line) }
-            } else if dryRun {
-                for o in record.outputs ?? [] {
-                    printLine("\(record.input) -> \(o.path) crop \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)")
+        let records =
+            problems
+            + runner.run(chosen, jobs: try inputs.jobs, failFast: failFast) { record in
+                progress.clear()
+                if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
+                for warning in Self.cutFaceWarnings(record) { printError(warning) }
+                if json {
+                    if let line = try? Self.jsonLine(record) { print(line) }
+                } else if dryRun {
+                    for o in record.outputs ?? [] {
+                        printLine("\(record.input) -> \(o.path) crop \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)")
+                    }
+                } else if record.status != .failed {
+                    printLine("\(record.input): \(record.status.rawValue) -> \((record.outputs ?? []).map(\.path).joined(separator: ", "))")
                 }
-            } else if record.status != .failed {
-                printLine("\(record.input): \(record.status.rawValue) -> \((record.outputs ?? []).map(\.path).joined(separator: ", "))")
+                progress.step(failed: record.status == .failed)
             }
-            progress.step(failed: record.status == .failed)
-        }
         progress.clear()
         if prune && !dryRun {
             for path in runner.prune(keeping: all) { printLine("pruned \(path)") }

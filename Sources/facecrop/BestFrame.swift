@@ -3,16 +3,24 @@ import FaceCrop
 
 /// Limits and stability settings shared by `best-frame` and `stability`.
 struct VideoArguments: ParsableArguments {
-    @Option(name: .customLong("stability-threshold"), parsing: .unconditional, help: "The scene is stable when the summed shifts between the last 15 consecutive decoded frames are shorter than this (Manhattan length, in pixels of a frame --detect-size long).")
+    @Option(
+        name: .customLong("stability-threshold"), parsing: .unconditional,
+        help:
+            "The scene is stable when the summed shifts between the last 15 consecutive decoded frames are shorter than this (Manhattan length, in pixels of a frame --detect-size long)."
+    )
     var stabilityThresholdText = NumberText(20.0)
 
-    @Option(name: .customLong("max-duration"), parsing: .unconditional, help: "Refuse videos longer than this many seconds (counted from the frames when the container does not say).")
+    @Option(
+        name: .customLong("max-duration"), parsing: .unconditional,
+        help: "Refuse videos longer than this many seconds (counted from the frames when the container does not say).")
     var maxDurationText = NumberText(60.0)
 
     @Option(name: .customLong("max-frames"), parsing: .unconditional, help: "Refuse to analyse more frames than this.")
     var maxFramesText = NumberText(900)
 
-    var stabilityThreshold: Double { get throws { try stabilityThresholdText.value("--stability-threshold", Limits.positive.range, expected: Limits.positive.expected) } }
+    var stabilityThreshold: Double {
+        get throws { try stabilityThresholdText.value("--stability-threshold", Limits.positive.range, expected: Limits.positive.expected) }
+    }
     var maxDuration: Double { get throws { try maxDurationText.value("--max-duration", Limits.positive.range, expected: Limits.positive.expected) } }
     var maxFrames: Int { get throws { try maxFramesText.value("--max-frames", Limits.count.range, expected: Limits.count.expected) } }
 
@@ -76,7 +84,9 @@ struct BestFrame: ParsableCommand {
     @Option(help: "Also write a contact sheet of every analysed frame with its score, the chosen one marked.")
     var contactSheet: String?
 
-    @Option(parsing: .unconditional, help: "Crop the chosen frame to this aspect W:H (as for crop); without --aspect, --size or --width the whole frame is written.")
+    @Option(
+        parsing: .unconditional, help: "Crop the chosen frame to this aspect W:H (as for crop); without --aspect, --size or --width the whole frame is written."
+    )
     var aspect: String?
 
     @Option(parsing: .unconditional, help: "Crop the chosen frame to exactly WIDTHxHEIGHT.")
@@ -150,7 +160,8 @@ struct BestFrame: ParsableCommand {
 
     static func summary(_ r: BestFrameReport) -> String {
         let v = r.video
-        var line = "\(r.input.video): \(r.frames.count) frame\(r.frames.count == 1 ? "" : "s") analysed (\(v.width)x\(v.height) \(v.codec), \(threeDecimals(v.duration)) s)"
+        var line =
+            "\(r.input.video): \(r.frames.count) frame\(r.frames.count == 1 ? "" : "s") analysed (\(v.width)x\(v.height) \(v.codec), \(threeDecimals(v.duration)) s)"
         guard let c = r.chosen else { return line + ", no face" }
         let frame = r.frames[c.index]
         let when = c.source == "still" ? "the still" : "frame \(c.index) at \(threeDecimals(c.time ?? 0)) s"
@@ -171,7 +182,9 @@ struct Stability: ParsableCommand {
     @Option(name: .customLong("frames"), parsing: .unconditional, help: "Analyse this many frames evenly spaced over the duration instead of every frame.")
     var framesText: NumberText<Int>?
 
-    @Option(name: .customLong("detect-size"), parsing: .unconditional, help: "Long side in pixels of the analysed frames (shifts and the threshold are in these pixels).")
+    @Option(
+        name: .customLong("detect-size"), parsing: .unconditional,
+        help: "Long side in pixels of the analysed frames (shifts and the threshold are in these pixels).")
     var detectSizeText = NumberText(640)
 
     var frames: Int? { get throws { try framesText?.value("--frames", Limits.frames.range, expected: Limits.frames.expected) } }
@@ -189,7 +202,8 @@ struct Stability: ParsableCommand {
     func run() throws {
         let frames = try frames
         let options = try video.options(frames: frames, everyFrame: frames == nil)
-        let input = input, size = try detectSize
+        let input = input
+        let size = try detectSize
         let report = try reportingVideoErrors { () throws(VideoError) in
             try BestFrameFinder.stability(input, options: options, analysisSize: size)
         }
@@ -198,7 +212,9 @@ struct Stability: ParsableCommand {
             return
         }
         let stable = report.frames.filter(\.stable).count
-        printLine("\(input): \(report.frames.count) frames at \(report.analysis.width)x\(report.analysis.height), \(stable) stable (threshold \(report.threshold) px over \(report.history) frames)")
+        printLine(
+            "\(input): \(report.frames.count) frames at \(report.analysis.width)x\(report.analysis.height), \(stable) stable (threshold \(report.threshold) px over \(report.history) frames)"
+        )
         for f in report.frames {
             let shift = f.shift.map { "shift \(threeDecimals($0.x)), \(threeDecimals($0.y))" } ?? "shift -"
             print("  #\(f.index)  \(threeDecimals(f.time)) s  \(shift)  drift \(f.drift.map(threeDecimals) ?? "-")  \(f.stable ? "stable" : "moving")")

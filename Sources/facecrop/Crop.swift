@@ -11,7 +11,9 @@ struct Crop: ParsableCommand {
     var inputs: [String] = []
     var input: String { inputs.first ?? "" }
 
-    @Option(name: [.short, .long], help: "Output image; the format follows the extension (.jpg .png .webp .tif .heic .avif); '-' writes it to standard output in the --format given.")
+    @Option(
+        name: [.short, .long],
+        help: "Output image; the format follows the extension (.jpg .png .webp .tif .heic .avif); '-' writes it to standard output in the --format given.")
     var output: String?
 
     @Option(help: "Format of '-o -': jpg, png, webp, tif, heic or avif.")
@@ -35,7 +37,9 @@ struct Crop: ParsableCommand {
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Missing expected argument '<input>'.") }
         if inputs.count > 1 {
-            throw ValidationError("facecrop crops one image at a time; for several, use 'facecrop batch \(inputs.count <= 3 ? inputs.joined(separator: " ") : "IN...") --output-dir DIR'.")
+            throw ValidationError(
+                "facecrop crops one image at a time; for several, use 'facecrop batch \(inputs.count <= 3 ? inputs.joined(separator: " ") : "IN...") --output-dir DIR'."
+            )
         }
         let options = try cropOptions()
         if output == nil && !dryRun { throw ValidationError("Missing expected option '-o <output>' (or use --dry-run).") }
@@ -68,9 +72,12 @@ struct Crop: ParsableCommand {
                 throw ValidationError("Expected a file name for \(option) but received '\(path)', which names a folder.")
             }
             guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
-                throw ValidationError("Output '\(path)' has no extension to take its format from; end it in .jpg, .png, .webp, .tif, .heic or .avif\(option == "-o" ? " (or give '-o -' and --format for standard output)" : "").")
+                throw ValidationError(
+                    "Output '\(path)' has no extension to take its format from; end it in .jpg, .png, .webp, .tif, .heic or .avif\(option == "-o" ? " (or give '-o -' and --format for standard output)" : "")."
+                )
             }
-            throw ValidationError("Unsupported output extension '.\(name[name.index(after: dot)...])' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
+            throw ValidationError(
+                "Unsupported output extension '.\(name[name.index(after: dot)...])' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
         }
     }
 

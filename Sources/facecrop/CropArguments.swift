@@ -12,7 +12,9 @@ struct CropArguments: ParsableArguments {
     @Option(help: "Without a face: attention (libvips' smartcrop), center, or fail (exit status 2; in a batch, the input fails).")
     var noFace: NoFacePolicy = .attention
 
-    @Option(name: .customLong("quality"), parsing: .unconditionalSingleValue, help: "Encoder quality, 1...100: N for every format or FORMAT=N for one, e.g. avif=45 (repeatable). Default: jpg 80, webp 80, heic 50, avif 50.")
+    @Option(
+        name: .customLong("quality"), parsing: .unconditionalSingleValue,
+        help: "Encoder quality, 1...100: N for every format or FORMAT=N for one, e.g. avif=45 (repeatable). Default: jpg 80, webp 80, heic 50, avif 50.")
     var qualityTexts: [String] = []
 
     @Flag(help: "Drop metadata (EXIF, XMP, ICC profile) from the output, converting the pixels to sRGB first.")
@@ -21,10 +23,13 @@ struct CropArguments: ParsableArguments {
     @Flag(name: .customLong("no-enlarge"), help: "Never enlarge: an output asked larger than the crop keeps the crop's size, at the asked aspect.")
     var noEnlarge = false
 
-    @Option(name: .customLong("min-quality"), parsing: .unconditional, help: "Treat faces whose capture quality (0...1, see 'detect --quality') is below this as absent.")
+    @Option(
+        name: .customLong("min-quality"), parsing: .unconditional,
+        help: "Treat faces whose capture quality (0...1, see 'detect --quality') is below this as absent.")
     var minQualityText: NumberText<Double>?
 
-    @Option(name: .customLong("max-output-pixels"), parsing: .unconditional, help: "Refuse outputs with more pixels than this (width x height), before any work.")
+    @Option(
+        name: .customLong("max-output-pixels"), parsing: .unconditional, help: "Refuse outputs with more pixels than this (width x height), before any work.")
     var maxOutputPixelsText = NumberText(FaceCropper.defaultMaxPixels)
 
     /// --quality N (every format) and FORMAT=N (one format), each at most once.

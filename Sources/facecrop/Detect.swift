@@ -15,7 +15,10 @@ struct Detect: ParsableCommand {
     @Flag(help: "Print the quality breakdown of each face (implies --quality).")
     var explain = false
 
-    @Flag(help: "Also fit each face's landmarks: dlib's 68 points in Vision's regions, with eye and mouth openness (measured with the quality, which --json then leaves out unless --quality).")
+    @Flag(
+        help:
+            "Also fit each face's landmarks: dlib's 68 points in Vision's regions, with eye and mouth openness (measured with the quality, which --json then leaves out unless --quality)."
+    )
     var landmarks = false
 
     @OptionGroup var detection: DetectionOptions

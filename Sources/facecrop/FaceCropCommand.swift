@@ -69,13 +69,18 @@ struct FaceCropCommand: ParsableCommand {
 
 /// Options shared by every command that detects faces.
 struct DetectionOptions: ParsableArguments {
-    @Option(help: "Face detector: centerface (default, built in: finds the most faces), yunet (built in: the fastest) or haar (OpenCV cascade from opencv-data).")
+    @Option(
+        help: "Face detector: centerface (default, built in: finds the most faces), yunet (built in: the fastest) or haar (OpenCV cascade from opencv-data).")
     var detector: DetectorKind = .centerface
 
-    @Option(name: .customLong("threshold"), parsing: .unconditional, help: "Detector confidence threshold, 0...1 (default: 0.5 for centerface, 0.75 for yunet, 0.5 for haar).")
+    @Option(
+        name: .customLong("threshold"), parsing: .unconditional,
+        help: "Detector confidence threshold, 0...1 (default: 0.5 for centerface, 0.75 for yunet, 0.5 for haar).")
     var thresholdText: NumberText<Double>?
 
-    @Option(name: .customLong("detect-size"), parsing: .unconditional, help: "Long side in pixels of the image faces are detected on (larger images are shrunk, smaller ones enlarged; default: 640).")
+    @Option(
+        name: .customLong("detect-size"), parsing: .unconditional,
+        help: "Long side in pixels of the image faces are detected on (larger images are shrunk, smaller ones enlarged; default: 640).")
     var detectSizeText: NumberText<Int>?
 
     @Option(help: "Model file for the detector: a CenterFace or YuNet .onnx (instead of the built-in one) or a Haar cascade .xml.")
@@ -87,7 +92,11 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: "Refuse input files larger than this many bytes (default: 512 MiB).")
     var maxFileSizeText = NumberText(FaceCropper.defaultMaxFileSize)
 
-    @Option(name: .customLong("max-decode-memory"), parsing: .unconditional, help: "Refuse inputs whose decoder holds the whole picture in memory (progressive JPEG, interlaced PNG, GIF, WebP, HEIF) when that takes more bytes than this (default: 256 MiB).")
+    @Option(
+        name: .customLong("max-decode-memory"), parsing: .unconditional,
+        help:
+            "Refuse inputs whose decoder holds the whole picture in memory (progressive JPEG, interlaced PNG, GIF, WebP, HEIF) when that takes more bytes than this (default: 256 MiB)."
+    )
     var maxDecodeMemoryText = NumberText(FaceCropper.defaultMaxDecodeMemory)
     var maxDecodeMemory: Int { get throws { try maxDecodeMemoryText.value("--max-decode-memory", Limits.bytes.range, expected: Limits.bytes.expected) } }
 
@@ -127,7 +136,8 @@ struct DetectionOptions: ParsableArguments {
         }
         // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()
-        let kind = detector, model = model
+        let kind = detector
+        let model = model
         let (threshold, detectSize, maxPixels, maxFileSize) = (try threshold, try detectSize, try maxPixels, try maxFileSize)
         let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
         try? vipsStart.value()

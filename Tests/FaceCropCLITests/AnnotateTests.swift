@@ -35,7 +35,10 @@ struct AnnotateTests {
                 (["annotate", "missing.jpg", "-o", "a.png"], 66, "Error: Input 'missing.jpg' does not exist."),
                 (["annotate", "text.jpg", "-o", "a.png"], 65, "Error: Input 'text.jpg' is not an image format facecrop can read."),
                 (["annotate", "portrait.png", "-o", "nowhere/a.png"], 73, "Error: Output folder 'nowhere' does not exist."),
-                (["annotate", "portrait.png", "-o", "a.gif"], 64, "Error: Output 'a.gif' has an unsupported extension; use .jpg, .jpeg, .png, .webp, .tif, .tiff, .heic or .avif."),
+                (
+                    ["annotate", "portrait.png", "-o", "a.gif"], 64,
+                    "Error: Output 'a.gif' has an unsupported extension; use .jpg, .jpeg, .png, .webp, .tif, .tiff, .heic or .avif."
+                ),
                 (["annotate", "portrait.png", "-o", "a.png", "--max-side", "10"], 64, ""),
             ]
             for (args, status, line) in cases {
@@ -97,10 +100,12 @@ struct AnnotateTests {
             #expect((some["ignoredFaces"] as? [JSONObject])?.count == 1)
 
             // annotate: the same face drawn as ignored; no crop drawn unless --crop asks for it.
-            let picture = try parseJSONObject(try runFaceCrop(["annotate", "group.jpg", "-o", "seen.png", "--json", "--min-quality", String(cut)], in: dir).stdout)
+            let picture = try parseJSONObject(
+                try runFaceCrop(["annotate", "group.jpg", "-o", "seen.png", "--json", "--min-quality", String(cut)], in: dir).stdout)
             #expect((picture["faces"] as? [JSONObject])?.count == 3 && (picture["ignoredFaces"] as? [JSONObject])?.count == 1)
             #expect(picture["crop"] == nil, "\(picture["crop"] ?? "")")
-            let withCrop = try parseJSONObject(try runFaceCrop(["annotate", "group.jpg", "-o", "seen.png", "--json", "--crop", "--min-quality", String(cut)], in: dir).stdout)
+            let withCrop = try parseJSONObject(
+                try runFaceCrop(["annotate", "group.jpg", "-o", "seen.png", "--json", "--crop", "--min-quality", String(cut)], in: dir).stdout)
             #expect(withCrop["crop"] != nil)
             try FileManager.default.removeItem(at: dir.appendingPathComponent("seen.png"))
 

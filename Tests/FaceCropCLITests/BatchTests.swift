@@ -111,8 +111,14 @@ func imagePixelSize(_ url: URL) -> (width: Int, height: Int)? {
     while i + 9 < b.count {
         guard b[i] == 0xFF else { return nil }
         let marker = b[i + 1]
-        if marker == 0xFF { i += 1; continue }
-        if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+        if marker == 0xFF {
+            i += 1
+            continue
+        }
+        if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) {
+            i += 2
+            continue
+        }
         if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) { return (be16(i + 7), be16(i + 5)) }
         i += 2 + be16(i + 2)
     }
@@ -190,7 +196,8 @@ struct BatchTests {
     @Test func incrementalRuns() throws {
         try withScratch { dir in
             try BatchTree.make(in: dir)
-            let input = dir.appendingPathComponent("in"), out = dir.appendingPathComponent("out")
+            let input = dir.appendingPathComponent("in")
+            let out = dir.appendingPathComponent("out")
             let inputsBefore = try snapshotTree(input)
             let args = ["in", "--recursive", "--output-dir", "out"] + twoSizeArgs + ["--report", "r.jsonl"]
 
@@ -343,14 +350,17 @@ struct BatchTests {
             let one = try runBatch(common + ["--output-dir", "out1", "--jobs", "1", "--report", "r1.jsonl"], in: dir)
             let four = try runBatch(common + ["--output-dir", "out4", "--jobs", "4", "--report", "r4.jsonl"], in: dir)
             #expect(one.status == 3 && four.status == 3, "\(one)\n\(four)")
-            let out1 = dir.appendingPathComponent("out1"), out4 = dir.appendingPathComponent("out4")
+            let out1 = dir.appendingPathComponent("out1")
+            let out4 = dir.appendingPathComponent("out4")
             #expect(!fileTree(out1).isEmpty)
             #expect(fileTree(out1) == fileTree(out4), "\(fileTree(out1).symmetricDifference(fileTree(out4)))")
             for name in imageFiles(out1) {
-                let a = try Data(contentsOf: out1.appendingPathComponent(name)), b = try? Data(contentsOf: out4.appendingPathComponent(name))
+                let a = try Data(contentsOf: out1.appendingPathComponent(name))
+                let b = try? Data(contentsOf: out4.appendingPathComponent(name))
                 #expect(a == b, "\(name) differs between --jobs 1 and --jobs 4")
             }
-            let r1 = try BatchReport(dir.appendingPathComponent("r1.jsonl")), r4 = try BatchReport(dir.appendingPathComponent("r4.jsonl"))
+            let r1 = try BatchReport(dir.appendingPathComponent("r1.jsonl"))
+            let r4 = try BatchReport(dir.appendingPathComponent("r4.jsonl"))
             #expect(r1.inputs == BatchTree.all && r4.inputs == BatchTree.all, "\(r1.inputs) / \(r4.inputs)")
             // Same records once the output folder's name is taken out.
             func normalized(_ r: BatchReport, _ folder: String) -> [String] {
@@ -426,7 +436,8 @@ struct BatchTests {
             expectSummary(reportA, inputs: 2, done: 2, skipped: 0, failed: 0)
             for record in reportA.records {
                 for output in record["outputs"] as? [JSONObject] ?? [] {
-                    guard let rel = BatchReport.relative(output.string("path"), under: "outA"), let size = imagePixelSize(outA.appendingPathComponent(rel)) else {
+                    guard let rel = BatchReport.relative(output.string("path"), under: "outA"), let size = imagePixelSize(outA.appendingPathComponent(rel))
+                    else {
                         Issue.record("output not found: \(output)")
                         continue
                     }
@@ -436,9 +447,11 @@ struct BatchTests {
             }
 
             // {aspect} of a --size is its reduced ratio; a file given as an argument goes straight into the output folder.
-            let sized = try runBatch(["in/c/tiny.JPG", "--output-dir", "outC", "--size", "320x180", "--size", "100x100", "--name", "{stem}-{aspect}.{ext}"], in: dir)
+            let sized = try runBatch(
+                ["in/c/tiny.JPG", "--output-dir", "outC", "--size", "320x180", "--size", "100x100", "--name", "{stem}-{aspect}.{ext}"], in: dir)
             #expect(sized.status == 0, "\(sized)")
-            #expect(imageFiles(dir.appendingPathComponent("outC")) == ["tiny-16x9.jpg", "tiny-1x1.jpg"], "\(fileTree(dir.appendingPathComponent("outC")).sorted())")
+            #expect(
+                imageFiles(dir.appendingPathComponent("outC")) == ["tiny-16x9.jpg", "tiny-1x1.jpg"], "\(fileTree(dir.appendingPathComponent("outC")).sorted())")
 
             try Data("in/top.jpg\n\nin/c/landscape.jpg\n".utf8).write(to: dir.appendingPathComponent("list.txt"))
             let fromFile = try runBatch(["--inputs", "list.txt", "--output-dir", "outB"], in: dir)
@@ -450,7 +463,9 @@ struct BatchTests {
             for name in names {
                 let numbers = name.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
                 let size = imagePixelSize(dir.appendingPathComponent("outB/\(name)"))
-                #expect(numbers.count == 2 && numbers[0] == numbers[1] && size?.width == numbers[0] && size?.height == numbers[1], "\(name): \(String(describing: size))")
+                #expect(
+                    numbers.count == 2 && numbers[0] == numbers[1] && size?.width == numbers[0] && size?.height == numbers[1],
+                    "\(name): \(String(describing: size))")
                 #expect(imageKind(of: dir.appendingPathComponent("outB/\(name)")) == .jpeg, "jpg is the default format")
             }
         }
@@ -460,7 +475,8 @@ struct BatchTests {
     @Test func prune() throws {
         try withScratch { dir in
             let fm = FileManager.default
-            let input = dir.appendingPathComponent("in"), out = dir.appendingPathComponent("out")
+            let input = dir.appendingPathComponent("in")
+            let out = dir.appendingPathComponent("out")
             try fm.createDirectory(at: input.appendingPathComponent("p"), withIntermediateDirectories: true)
             try copySample("Golden/tiny/input.jpg", to: input, as: "p/one.jpg")
             try copySample("Golden/greyscale/input.jpg", to: input, as: "p/two.jpg")
@@ -502,7 +518,9 @@ struct BatchTests {
             let before = fileTree(dir)
             let r = try runBatch(["in", "--recursive", "--output-dir", "out", "--dry-run", "--report", "r.jsonl"] + twoSizeArgs, in: dir)
             #expect(r.status == 3, "bad inputs still fail: \(r)")
-            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "--dry-run created the output folder: \(fileTree(dir.appendingPathComponent("out")))")
+            #expect(
+                !FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path),
+                "--dry-run created the output folder: \(fileTree(dir.appendingPathComponent("out")))")
             #expect(fileTree(dir) == before.union(["r.jsonl"]), "\(fileTree(dir).symmetricDifference(before).sorted())")
             let report = try BatchReport(dir.appendingPathComponent("r.jsonl"))
             expectSummary(report, inputs: 7, done: 5, skipped: 0, failed: 2)

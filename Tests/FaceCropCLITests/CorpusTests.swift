@@ -270,7 +270,8 @@ struct CorpusTests {
             #expect(dotSlash.status == 0, "\(dotSlash)")
             let bare = try runFaceCrop(["-portrait.png", "-o", "out3.jpg"], in: dir)
             #expect(bare.status == 64)
-            #expect(bare.stderr == "Error: '-portrait.png' was read as an option; to use the file of that name, write './-portrait.png' or put it after '--'.\n")
+            #expect(
+                bare.stderr == "Error: '-portrait.png' was read as an option; to use the file of that name, write './-portrait.png' or put it after '--'.\n")
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out3.jpg").path))
         }
     }

@@ -138,11 +138,12 @@ enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
             // A real JPEG cut to half its bytes.
             let whole = try Data(contentsOf: CLI.repoFile(group))
             try whole.prefix(whole.count / 2).write(to: input)
-            args = switch self {
-            case .truncatedJPEGDryRun: ["--dry-run", "in.jpg", "-o", "out.jpg"]
-            case .truncatedJPEGDetect: ["detect", "in.jpg"]
-            default: ["in.jpg", "-o", "out.jpg"]
-            }
+            args =
+                switch self {
+                case .truncatedJPEGDryRun: ["--dry-run", "in.jpg", "-o", "out.jpg"]
+                case .truncatedJPEGDetect: ["detect", "in.jpg"]
+                default: ["in.jpg", "-o", "out.jpg"]
+                }
         case .randomBytes:
             var generator = SystemRandomNumberGenerator()
             try Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: input)

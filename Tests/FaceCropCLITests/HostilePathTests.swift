@@ -132,9 +132,11 @@ struct HostilePathTests {
                 try runShell("latin1=\"$(printf 'caf\\351.jpg')\"; cp photos/a.jpg \"photos/$latin1\"; \(command)", in: dir)
             }
             let crop = try sh(#""$FACECROP" "photos/$latin1" -o out.jpg"#)
-            #expect(crop.status == 64 && crop.stderrLines == [
-                "Error: Argument 'photos/caf\\xe9.jpg' is not valid UTF-8: \(FileName.advice).",
-            ], "\(crop)")
+            #expect(
+                crop.status == 64
+                    && crop.stderrLines == [
+                        "Error: Argument 'photos/caf\\xe9.jpg' is not valid UTF-8: \(FileName.advice)."
+                    ], "\(crop)")
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.jpg").path))
 
             let batch = try sh(#""$FACECROP" batch photos --output-dir out -q"#)
@@ -206,15 +208,19 @@ struct HostilePathTests {
         try withScratch { dir in
             let ffmpeg = Process()
             ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            ffmpeg.arguments = ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25", "-t", "4",
-                                "-c:v", "libx264", "-f", "h264", dir.appendingPathComponent("raw.mp4").path]
+            ffmpeg.arguments = [
+                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25", "-t", "4",
+                "-c:v", "libx264", "-f", "h264", dir.appendingPathComponent("raw.mp4").path,
+            ]
             try ffmpeg.run()
             ffmpeg.waitUntilExit()
             try #require(ffmpeg.terminationStatus == 0)
             for command in [["best-frame", "raw.mp4"], ["stability", "raw.mp4"]] {
                 let r = try runFaceCrop(command + ["--max-duration", "2"], in: dir)
                 #expect(r.status == 65, "\(r)")
-                #expect(r.stderrLines == ["Error: Input 'raw.mp4' lasts 4.0 s, over the limit of 2.0 s; raise it with --max-duration if you trust this file."], "\(r)")
+                #expect(
+                    r.stderrLines == ["Error: Input 'raw.mp4' lasts 4.0 s, over the limit of 2.0 s; raise it with --max-duration if you trust this file."],
+                    "\(r)")
             }
         }
     }
@@ -227,8 +233,10 @@ struct HostilePathTests {
             let raw = dir.appendingPathComponent("raw.bin")
             try floats.withUnsafeBytes { try Data($0).write(to: raw) }
             try vips(["rawload", raw.path, dir.appendingPathComponent("r.v").path, "64", "64", "12"])
-            try vips(["copy", dir.appendingPathComponent("r.v").path, dir.appendingPathComponent("nan.tif").path,
-                      "--format", "float", "--bands", "3", "--interpretation", "scrgb"])
+            try vips([
+                "copy", dir.appendingPathComponent("r.v").path, dir.appendingPathComponent("nan.tif").path,
+                "--format", "float", "--bands", "3", "--interpretation", "scrgb",
+            ])
             let r = try runFaceCrop(["nan.tif", "-o", "out.jpg"], in: dir)
             #expect(r.status == 0, "\(r)")
             #expect(imageKind(of: dir.appendingPathComponent("out.jpg")) == .jpeg)

@@ -140,8 +140,10 @@ struct HostileValueTests {
         (["in.jpg", "-o", "."], "Expected a file name for -o but received '.', which names a folder."),
         (["in.jpg", "-o", "dir/.."], "Expected a file name for -o but received 'dir/..', which names a folder."),
         (["batch", "in.jpg", "--output-dir", "o", "--jobs", "-1"], "Expected an integer from 1 to 256 for --jobs but received '-1'."),
-        (["in.jpg", "-o", "out.jpg", "--width", "65500", "--aspect", "1:1"],
-         "Output 'out.jpg' would be 65500x65500 pixels, over the limit of 268402689 output pixels; raise it with --max-output-pixels."),
+        (
+            ["in.jpg", "-o", "out.jpg", "--width", "65500", "--aspect", "1:1"],
+            "Output 'out.jpg' would be 65500x65500 pixels, over the limit of 268402689 output pixels; raise it with --max-output-pixels."
+        ),
     ])
     func refusedWithASharpMessage(_ args: [String], _ message: String) throws {
         try withScratch { dir in

@@ -32,7 +32,8 @@ struct RankTests {
             #expect((json["failed"] as? [[String: Any]])?.count == 1)
             #expect(listing(dir.appendingPathComponent("best")) == ["01-sharp.jpg", "02-blurred.jpg"])
             for (copy, original) in [("01-sharp.jpg", "sharp.jpg"), ("02-blurred.jpg", "blurred.jpg")] {
-                let a = try Data(contentsOf: dir.appendingPathComponent("best/\(copy)")), b = try Data(contentsOf: input.appendingPathComponent(original))
+                let a = try Data(contentsOf: dir.appendingPathComponent("best/\(copy)"))
+                let b = try Data(contentsOf: input.appendingPathComponent(original))
                 #expect(a == b, "\(copy) is not a copy of \(original)")
             }
         }

@@ -22,21 +22,26 @@ struct SiteBuildTests {
     @Test func everyWidthAndFormatFromOneRunWithASiteManifest() throws {
         try withScratch { dir in
             try photos(dir)
-            let args = ["photos", "--output-dir", "out"] + Self.widths + Self.formats + ["--no-enlarge", "--site-manifest", "build/site.json", "--report", "build/report.jsonl"]
+            let args =
+                ["photos", "--output-dir", "out"] + Self.widths + Self.formats + [
+                    "--no-enlarge", "--site-manifest", "build/site.json", "--report", "build/report.jsonl",
+                ]
             let run = try runBatch(args, in: dir)
             #expect(run.status == 0 && run.stderr.isEmpty, "\(run)")
 
             // group: 3 widths x 3 formats. portrait: its crop is 512 wide, so 1600 and 800 both give the crop's
             // own size (one file per format), 400 is as asked.
-            let expected: Set<String> = Set(["webp", "jpg", "avif"].flatMap { ext in
-                ["group-1600x900", "group-800x450", "group-400x225", "portrait-512x288", "portrait-400x225"].map { "\($0).\(ext)" }
-            })
+            let expected: Set<String> = Set(
+                ["webp", "jpg", "avif"].flatMap { ext in
+                    ["group-1600x900", "group-800x450", "group-400x225", "portrait-512x288", "portrait-400x225"].map { "\($0).\(ext)" }
+                })
             #expect(listing(dir.appendingPathComponent("out")).subtracting([".facecrop"]) == expected)
             for name in expected {
                 let back = try readBack("out/\(name)", in: dir)
                 let size = name.split(separator: "-").last!.split(separator: ".").first!.split(separator: "x").map { Int($0)! }
                 #expect([back.width, back.height] == size, "\(name)")
-                #expect(back.loader.hasPrefix(name.hasSuffix(".jpg") ? "jpegload" : name.hasSuffix(".webp") ? "webpload" : "heifload"), "\(name): \(back.loader)")
+                #expect(
+                    back.loader.hasPrefix(name.hasSuffix(".jpg") ? "jpegload" : name.hasSuffix(".webp") ? "webpload" : "heifload"), "\(name): \(back.loader)")
             }
 
             // The site manifest: inputs in order, every output with its format, size, bytes (those on disk) and crop.
@@ -64,7 +69,9 @@ struct SiteBuildTests {
             // The recipe's script makes a <picture> per input from it.
             let html = try runShell("python3 '\(CLI.repoFile("docs/examples/picture.py").path)' build/site.json", in: dir)
             #expect(html.status == 0 && html.stdout.components(separatedBy: "<picture>").count == 3, "\(html)")
-            #expect(html.stdout.contains(#"<source type="image/avif" srcset="/out/group-1600x900.avif 1600w, /out/group-800x450.avif 800w, /out/group-400x225.avif 400w""#))
+            #expect(
+                html.stdout.contains(
+                    #"<source type="image/avif" srcset="/out/group-1600x900.avif 1600w, /out/group-800x450.avif 800w, /out/group-400x225.avif 400w""#))
             #expect(html.stdout.contains(#"<img src="/out/portrait-512x288.jpg" srcset="/out/portrait-512x288.jpg 512w, /out/portrait-400x225.jpg 400w""#))
 
             // One manifest per input covers every format: a second run skips both, a run without AVIF redoes them.
@@ -84,7 +91,8 @@ struct SiteBuildTests {
 
             let single = try runFaceCrop(["photos/portrait.png", "--size", "1600x900", "--no-enlarge", "-o", "p.png"], in: dir)
             #expect(single.status == 0 && single.stdout.contains("-> p.png (512x288)"), "\(single)")
-            let json = try parseJSONObject(try runFaceCrop(["photos/portrait.png", "--size", "1600x900", "--no-enlarge", "-o", "p.png", "--json"], in: dir).stdout)
+            let json = try parseJSONObject(
+                try runFaceCrop(["photos/portrait.png", "--size", "1600x900", "--no-enlarge", "-o", "p.png", "--json"], in: dir).stdout)
             #expect(json.object("output")?["notEnlarged"] as? Bool == true && json.object("output")?.num("width") == 512, "\(json)")
             let width = try runFaceCrop(["photos/portrait.png", "--width", "300", "--aspect", "1:1", "--no-enlarge", "-o", "w.png"], in: dir)
             #expect(width.status == 0 && width.stdout.contains("-> w.png (300x300)"), "\(width)")
@@ -97,7 +105,8 @@ struct SiteBuildTests {
     func smallerWidthsFromLargerMatchDirectCrops(_ source: String, _ large: Int, _ small: Int) throws {
         try withScratch { dir in
             _ = try copySample(source, to: dir, as: "in.jpg")
-            let batch = try runBatch(["in.jpg", "--output-dir", "out", "--aspect", "16:9", "--width", "\(large)", "--width", "\(small)", "--format", "png"], in: dir)
+            let batch = try runBatch(
+                ["in.jpg", "--output-dir", "out", "--aspect", "16:9", "--width", "\(large)", "--width", "\(small)", "--format", "png"], in: dir)
             #expect(batch.status == 0, "\(batch)")
             #expect(try runFaceCrop(["in.jpg", "--aspect", "16:9", "--width", "\(small)", "-o", "direct.png"], in: dir).status == 0)
             let name = try #require(listing(dir.appendingPathComponent("out")).first { $0.hasPrefix("in-\(small)x") })
@@ -152,9 +161,15 @@ struct SiteBuildTests {
 
     @Test(arguments: [
         (["batch", "empty", "--output-dir", "out"], 66, "Error: No images found in 'empty';"),
-        (["batch", "photos", "--output-dir", "out", "--format", "gif"], 64, "Error: Expected jpg, png, webp, tif, heic or avif for --format but received 'gif'."),
+        (
+            ["batch", "photos", "--output-dir", "out", "--format", "gif"], 64,
+            "Error: Expected jpg, png, webp, tif, heic or avif for --format but received 'gif'."
+        ),
         (["photos/group.jpg", "photos/portrait.png", "-o", "x.jpg"], 64, "Error: facecrop crops one image at a time; for several, use 'facecrop batch"),
-        (["photos/group.jpg", "-o", "x"], 64, "Error: Output 'x' has no extension to take its format from; end it in .jpg, .png, .webp, .tif, .heic or .avif (or give '-o -' and --format for standard output)."),
+        (
+            ["photos/group.jpg", "-o", "x"], 64,
+            "Error: Output 'x' has no extension to take its format from; end it in .jpg, .png, .webp, .tif, .heic or .avif (or give '-o -' and --format for standard output)."
+        ),
         (["photos/group.jpg", "-o", "out/"], 64, "Error: Expected a file name for -o but received 'out/', which names a folder."),
     ])
     func mistakesGetOneClearLine(_ args: [String], _ status: Int32, _ start: String) throws {
@@ -182,7 +197,10 @@ struct SiteBuildTests {
 
             for (command, status, message) in [
                 ("\"$FACECROP\" photos/group.jpg -o -", 64, "Error: Give --format with '-o -': standard output has no extension to take it from."),
-                ("\"$FACECROP\" photos/group.jpg -o - --format jpg --json", 64, "Error: --json and '-o -' would share standard output; write the image to a file."),
+                (
+                    "\"$FACECROP\" photos/group.jpg -o - --format jpg --json", 64,
+                    "Error: --json and '-o -' would share standard output; write the image to a file."
+                ),
                 ("\"$FACECROP\" photos/group.jpg -o x.jpg --format webp", 64, "Error: --format is for '-o -'; a file's format follows its extension."),
                 ("\"$FACECROP\" - -o - --format jpg < /dev/null", 65, "Error: Input '-' is empty (0 bytes)."),
                 ("head -c 4096 photos/group.jpg | \"$FACECROP\" - -o - --format jpg --max-file-size 1000", 65, "Error: Input '-' is"),
@@ -214,7 +232,8 @@ struct SiteBuildTests {
             try photos(dir)
             let single = try runFaceCrop(["photos/group.jpg", "--aspect", "1:4", "--margin", "0", "-o", "one.jpg"], in: dir)
             let warning = try #require(single.stderrLines.first, "\(single)")
-            let batch = try runBatch(["photos/group.jpg", "--aspect", "1:4", "--margin", "0", "--output-dir", "out", "--format", "jpg", "--format", "webp"], in: dir)
+            let batch = try runBatch(
+                ["photos/group.jpg", "--aspect", "1:4", "--margin", "0", "--output-dir", "out", "--format", "jpg", "--format", "webp"], in: dir)
             #expect(batch.status == 0 && batch.stderrLines == [warning], "\(batch)")
         }
     }
@@ -237,7 +256,8 @@ enum ICCProfiles {
             ("rTRC", curve), ("gTRC", curve), ("bTRC", curve),
         ]
         var offset = 128 + 4 + 12 * tags.count
-        var table = be32(UInt32(tags.count)), data = [UInt8]()
+        var table = be32(UInt32(tags.count))
+        var data = [UInt8]()
         for (name, bytes) in tags {
             let padded = bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4)
             table += sig(name) + be32(UInt32(offset)) + be32(UInt32(bytes.count))

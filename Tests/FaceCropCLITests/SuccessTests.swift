@@ -123,7 +123,10 @@ struct JSONReportTests {
             let input = try #require(json.object("input"))
             #expect(Set(input.keys) == ["path", "width", "height", "orientation", "loader"])
             #expect(input.string("path") == "in.jpg")
-            let W = try #require(input.num("width")), H = try #require(input.num("height"))
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            let W = try #require(input.num("width"))
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            let H = try #require(input.num("height"))
             #expect(W == 2400 && H == 1350)
             #expect(input.num("orientation") == 1)
             #expect(input.string("loader")?.hasPrefix("jpegload") == true)
@@ -138,7 +141,8 @@ struct JSONReportTests {
             #expect(faces.count == 4)
             for face in faces {
                 #expect(Set(face.keys) == ["boundingBox", "rect", "confidence", "landmarks", "landmarkPoints"])
-                let bb = try #require(face.object("boundingBox")), rect = try #require(face.object("rect"))
+                let bb = try #require(face.object("boundingBox"))
+                let rect = try #require(face.object("rect"))
                 let (bx, by, bw, bh) = (bb.num("x")!, bb.num("y")!, bb.num("width")!, bb.num("height")!)
                 // Vision (normalized, origin bottom-left) → pixels (origin top-left); both sides are rounded.
                 let tolerance = 0.05 + 0.005
@@ -148,10 +152,12 @@ struct JSONReportTests {
                 #expect(abs(rect.num("height")! - bh * H) <= tolerance)
                 let confidence = try #require(face.num("confidence"))
                 #expect(confidence >= 0.6 && confidence <= 1)
-                let landmarks = try #require(face.object("landmarks")), points = try #require(face.object("landmarkPoints"))
+                let landmarks = try #require(face.object("landmarks"))
+                let points = try #require(face.object("landmarkPoints"))
                 #expect(Set(landmarks.keys) == ["rightEye", "leftEye", "nose", "mouthRight", "mouthLeft"])
                 for (key, value) in landmarks {
-                    let n = try #require(value as? JSONObject), p = try #require(points.object(key))
+                    let n = try #require(value as? JSONObject)
+                    let p = try #require(points.object(key))
                     #expect(abs(p.num("x")! - n.num("x")! * W) <= tolerance, "\(key)")
                     #expect(abs(p.num("y")! - (1 - n.num("y")!) * H) <= tolerance, "\(key)")
                 }
@@ -236,7 +242,9 @@ struct DetectTests {
             let r = try expectSuccess(["detect", "--explain", "in.png"], in: dir)
             let lines = r.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             let names = lines.compactMap { line -> String? in line.contains("  weight ") ? String(line.prefix { $0 != " " }) : nil }
-            #expect(names == ["sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence"], "\(r.stdout)")
+            #expect(
+                names == ["sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence"], "\(r.stdout)"
+            )
             #expect(lines.contains { $0.hasPrefix("quality 0.") })
             #expect(lines.contains { $0.hasPrefix("eyes") && $0.contains("eye aspect ratio 0.") })
         }
@@ -254,10 +262,11 @@ struct DetectTests {
             let landmarks = try #require(face["landmarkRegions"] as? [String: Any])
             #expect(landmarks.string("source") == "dlib68" && (landmarks["allPoints"] as? [Any])?.count == 68)
             let regions = try #require(landmarks["regions"] as? [[String: Any]])
-            #expect(regions.compactMap { $0["name"] as? String } == [
-                "faceContour", "leftEye", "rightEye", "leftEyebrow", "rightEyebrow", "nose", "noseCrest", "medianLine",
-                "outerLips", "innerLips", "leftPupil", "rightPupil",
-            ])
+            #expect(
+                regions.compactMap { $0["name"] as? String } == [
+                    "faceContour", "leftEye", "rightEye", "leftEyebrow", "rightEyebrow", "nose", "noseCrest", "medianLine",
+                    "outerLips", "innerLips", "leftPupil", "rightPupil",
+                ])
             let points = regions.flatMap { ($0["normalizedPoints"] as? [[String: Any]]) ?? [] }
             #expect(points.allSatisfy { p in ["x", "y"].allSatisfy { (-0.2...1.2).contains(number(p[$0]) ?? -1) } })
             let measures = try #require(landmarks["measures"] as? [String: Any])
@@ -301,7 +310,10 @@ struct NoFaceTests {
             let json = try parseJSONObject(r.stdout)
             let crop = try #require(json.object("crop"))
             #expect(crop.string("fallback") == "center")
-            let W = try #require(json.object("input")?.num("width")), H = try #require(json.object("input")?.num("height"))
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            let W = try #require(json.object("input")?.num("width"))
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            let H = try #require(json.object("input")?.num("height"))
             let rect = try #require(crop.object("rect"))
             let (x, y, w, h) = (rect.num("x")!, rect.num("y")!, rect.num("width")!, rect.num("height")!)
             #expect(h == H, "the largest 4:5 crop spans the height: \(rect)")

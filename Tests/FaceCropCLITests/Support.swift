@@ -122,7 +122,8 @@ func runFaceCrop(
     } else {
         process.standardInput = FileHandle.nullDevice
     }
-    let outPipe = Pipe(), errPipe = Pipe()
+    let outPipe = Pipe()
+    let errPipe = Pipe()
     process.standardOutput = outPipe
     process.standardError = errPipe
     try process.run()

@@ -130,8 +130,11 @@ struct BestFrameGoldenTests {
         let frames = report.frames
         #expect(frames.count == 45)
         #expect(report.object("analysis")?.num("width") == 480)
-        let pan = Int(golden.num("panFrames")!), shift = golden["shift"] as! [Double], tolerance = golden.num("tolerance")!
-        let threshold = try #require(report.num("threshold")), history = Int(try #require(report.num("history")))
+        let pan = Int(golden.num("panFrames")!)
+        let shift = golden["shift"] as! [Double]
+        let tolerance = golden.num("tolerance")!
+        let threshold = try #require(report.num("threshold"))
+        let history = Int(try #require(report.num("history")))
         var known: [Double] = []
         for (i, f) in frames.enumerated() {
             guard i > 0 else {
@@ -214,8 +217,11 @@ struct BestFrameOutputTests {
             // of each tile's left edge (tiles are 260 px wide with a 10 px margin; rows share the height).
             let cellHeight = (sheet.height - 10) / 3
             let sheetPath = out.appendingPathComponent("sheet.jpg").path
-            func leftEdge(_ index: Int) throws -> [Int] { try pixel(sheetPath, x: 10 + (index % 4) * 260 + 2, y: 10 + (index / 4) * cellHeight + cellHeight / 2) }
-            let green = try leftEdge(report.chosenIndex ?? -1), other = try leftEdge(6)
+            func leftEdge(_ index: Int) throws -> [Int] {
+                try pixel(sheetPath, x: 10 + (index % 4) * 260 + 2, y: 10 + (index / 4) * cellHeight + cellHeight / 2)
+            }
+            let green = try leftEdge(report.chosenIndex ?? -1)
+            let other = try leftEdge(6)
             #expect(green.count == 3 && green[1] > 150 && green[0] < 110 && green[2] < 120, "chosen tile's frame: \(green)")
             #expect(other.allSatisfy { $0 > 220 }, "unchosen tile's edge: \(other)")
             #expect(leftoverTempFiles(out).isEmpty)
@@ -243,23 +249,34 @@ struct BestFrameFailureTests {
     @Test(arguments: [
         Case(args: ["noface.mp4"], status: 2, message: "Error: No face found in any of the 12 frames analysed of 'noface.mp4'."),
         Case(args: ["truncated.mp4"], status: 65, message: "Error: Input 'truncated.mp4' is truncated: the file ends before the video data it lists."),
-        Case(args: ["no-index.mp4"], status: 65,
-             message: "Error: Input 'no-index.mp4' is truncated or damaged: it is an MP4/QuickTime file without its index (the 'moov' box)."),
+        Case(
+            args: ["no-index.mp4"], status: 65,
+            message: "Error: Input 'no-index.mp4' is truncated or damaged: it is an MP4/QuickTime file without its index (the 'moov' box)."),
         Case(args: ["zero.avi"], status: 65, message: "Error: Input 'zero.avi' contains no video frames."),
-        Case(args: ["text.mp4"], status: 65,
-             message: "Error: Input 'text.mp4' is not a video facecrop can read (no demuxer could read it: Invalid data found when processing input)."),
+        Case(
+            args: ["text.mp4"], status: 65,
+            message: "Error: Input 'text.mp4' is not a video facecrop can read (no demuxer could read it: Invalid data found when processing input)."),
         Case(args: ["audio.m4v"], status: 65, message: "Error: Input 'audio.m4v' has no video stream."),
-        Case(args: ["lonely.jpg"], status: 66,
-             message: "Error: No video found beside the still 'lonely.jpg' (looked for 'lonely.mov', 'lonely.MOV', 'lonely.mp4', 'lonely.MP4', 'lonely.m4v', 'lonely.M4V')."),
+        Case(
+            args: ["lonely.jpg"], status: 66,
+            message:
+                "Error: No video found beside the still 'lonely.jpg' (looked for 'lonely.mov', 'lonely.MOV', 'lonely.mp4', 'lonely.MP4', 'lonely.m4v', 'lonely.M4V')."
+        ),
         Case(args: ["missing.mov"], status: 66, message: "Error: Input 'missing.mov' does not exist."),
-        Case(args: ["best.mp4", "--max-duration", "1.5"], status: 65,
-             message: "Error: Input 'best.mp4' lasts 2.0 s, over the limit of 1.5 s; raise it with --max-duration if you trust this file."),
-        Case(args: ["best.mp4", "--every-frame", "--max-frames", "30"], status: 65,
-             message: "Error: Input 'best.mp4' has 60 frames, over the limit of 30 analysed frames; raise it with --max-frames or sample with --frames."),
-        Case(args: ["best.mp4", "--max-pixels", "1000"], status: 65,
-             message: "Error: Input 'best.mp4' has frames of 480x480 (230400 pixels), over the limit of 1000 pixels; raise it with --max-pixels if you trust this file."),
-        Case(args: ["settle.mp4", "--stable-only", "--stability-threshold", "0.001"], status: 2,
-             message: "Error: No face found in a stable frame of 'settle.mp4' (12 frames analysed); drop --stable-only or raise --stability-threshold."),
+        Case(
+            args: ["best.mp4", "--max-duration", "1.5"], status: 65,
+            message: "Error: Input 'best.mp4' lasts 2.0 s, over the limit of 1.5 s; raise it with --max-duration if you trust this file."),
+        Case(
+            args: ["best.mp4", "--every-frame", "--max-frames", "30"], status: 65,
+            message: "Error: Input 'best.mp4' has 60 frames, over the limit of 30 analysed frames; raise it with --max-frames or sample with --frames."),
+        Case(
+            args: ["best.mp4", "--max-pixels", "1000"], status: 65,
+            message:
+                "Error: Input 'best.mp4' has frames of 480x480 (230400 pixels), over the limit of 1000 pixels; raise it with --max-pixels if you trust this file."
+        ),
+        Case(
+            args: ["settle.mp4", "--stable-only", "--stability-threshold", "0.001"], status: 2,
+            message: "Error: No face found in a stable frame of 'settle.mp4' (12 frames analysed); drop --stable-only or raise --stability-threshold."),
     ])
     func oneClearLine(_ c: Case) throws {
         try withScratch { out in
@@ -275,8 +292,10 @@ struct BestFrameFailureTests {
     @Test func oversizedContactSheetIsRefusedFirst() throws {
         try withScratch { out in
             let run = try runFaceCrop(
-                ["best-frame", "best.mp4", "--frames", "10000", "-o", out.appendingPathComponent("b.jpg").path,
-                 "--contact-sheet", out.appendingPathComponent("sheet.jpg").path], in: try TestVideos.dir())
+                [
+                    "best-frame", "best.mp4", "--frames", "10000", "-o", out.appendingPathComponent("b.jpg").path,
+                    "--contact-sheet", out.appendingPathComponent("sheet.jpg").path,
+                ], in: try TestVideos.dir())
             #expect(run.status == 64 && run.stderrLines.count == 1, "\(run)")
             #expect(run.stderr.contains("for a contact sheet (10001 tiles); give fewer inputs or frames"), "\(run)")
             #expect(listing(out).isEmpty)
@@ -291,7 +310,9 @@ struct BestFrameFailureTests {
         #expect(run.stderrLines.count == 1)
     }
 
-    @Test(arguments: [["best.mp4", "--frames", "0"], ["best.mp4", "--stability-threshold", "-1"], ["best.mp4", "-o", "x.gif"], ["best.mp4", "--max-frames", "0"]])
+    @Test(arguments: [
+        ["best.mp4", "--frames", "0"], ["best.mp4", "--stability-threshold", "-1"], ["best.mp4", "-o", "x.gif"], ["best.mp4", "--max-frames", "0"],
+    ])
     func badArgumentsExit64(_ args: [String]) throws {
         let run = try runFaceCrop(["best-frame"] + args, in: try TestVideos.dir())
         #expect(run.status == 64, "\(run)")

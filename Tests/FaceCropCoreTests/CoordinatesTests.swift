@@ -10,15 +10,22 @@ struct CoordinatesTests {
     static let rects: [RectRow] = [
         // x·W, (1 − y − h)·H, w·W, h·H
         RectRow(normalized: Rect(x: 0, y: 0, width: 1, height: 1), size: ImageSize(width: 640, height: 480), pixel: Rect(x: 0, y: 0, width: 640, height: 480)),
-        RectRow(normalized: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.25), size: ImageSize(width: 400, height: 200), pixel: Rect(x: 100, y: 50, width: 200, height: 50)),
+        RectRow(
+            normalized: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.25), size: ImageSize(width: 400, height: 200),
+            pixel: Rect(x: 100, y: 50, width: 200, height: 50)),
         // A box at the bottom-left in Vision is at the bottom-left in pixels too: large y.
-        RectRow(normalized: Rect(x: 0, y: 0, width: 0.1, height: 0.1), size: ImageSize(width: 1000, height: 500), pixel: Rect(x: 0, y: 450, width: 100, height: 50)),
-        RectRow(normalized: Rect(x: 0.9, y: 0.9, width: 0.1, height: 0.1), size: ImageSize(width: 1000, height: 500), pixel: Rect(x: 900, y: 0, width: 100, height: 50)),
+        RectRow(
+            normalized: Rect(x: 0, y: 0, width: 0.1, height: 0.1), size: ImageSize(width: 1000, height: 500), pixel: Rect(x: 0, y: 450, width: 100, height: 50)),
+        RectRow(
+            normalized: Rect(x: 0.9, y: 0.9, width: 0.1, height: 0.1), size: ImageSize(width: 1000, height: 500),
+            pixel: Rect(x: 900, y: 0, width: 100, height: 50)),
         // Degenerate: zero size, and a 1x1 image.
         RectRow(normalized: Rect(x: 0.5, y: 0.5, width: 0, height: 0), size: ImageSize(width: 10, height: 10), pixel: Rect(x: 5, y: 5, width: 0, height: 0)),
         RectRow(normalized: Rect(x: 0, y: 0, width: 1, height: 1), size: ImageSize(width: 1, height: 1), pixel: Rect(x: 0, y: 0, width: 1, height: 1)),
         // Out of range values stay linear (detections may poke out of the image).
-        RectRow(normalized: Rect(x: -0.1, y: 0.95, width: 0.2, height: 0.1), size: ImageSize(width: 100, height: 100), pixel: Rect(x: -10, y: -5, width: 20, height: 10)),
+        RectRow(
+            normalized: Rect(x: -0.1, y: 0.95, width: 0.2, height: 0.1), size: ImageSize(width: 100, height: 100),
+            pixel: Rect(x: -10, y: -5, width: 20, height: 10)),
     ]
 
     @Test(arguments: rects)

@@ -18,42 +18,58 @@ struct CropPlannerTests {
     static func box(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Rect { Rect(x: x, y: y, width: w, height: h) }
 
     static let rows: [Row] = [
-        Row(name: "one face, square, fits", image: .init(width: 1000, height: 1000), faces: [box(400, 400, 200, 200)],
+        Row(
+            name: "one face, square, fits", image: .init(width: 1000, height: 1000), faces: [box(400, 400, 200, 200)],
             margin: 100, ratio: 1, rect: .init(x: 300, y: 300, width: 400, height: 400)),
-        Row(name: "one face, 16:9 grows the width around the centre", image: .init(width: 1000, height: 1000), faces: [box(400, 400, 200, 200)],
+        Row(
+            name: "one face, 16:9 grows the width around the centre", image: .init(width: 1000, height: 1000), faces: [box(400, 400, 200, 200)],
             margin: 100, ratio: 16.0 / 9, rect: .init(x: 145, y: 300, width: 711, height: 400)),
-        Row(name: "face in the corner: region clipped, crop clamped", image: .init(width: 1000, height: 800), faces: [box(0, 0, 100, 100)],
+        Row(
+            name: "face in the corner: region clipped, crop clamped", image: .init(width: 1000, height: 800), faces: [box(0, 0, 100, 100)],
             margin: 50, ratio: 1, rect: .init(x: 0, y: 0, width: 150, height: 150)),
-        Row(name: "face touching the right border, margin larger than the room", image: .init(width: 1000, height: 700), faces: [box(900, 300, 100, 100)],
+        Row(
+            name: "face touching the right border, margin larger than the room", image: .init(width: 1000, height: 700), faces: [box(900, 300, 100, 100)],
             margin: 200, ratio: 16.0 / 9, rect: .init(x: 111, y: 100, width: 889, height: 500)),
-        Row(name: "tiny image smaller than the margin: largest 16:9, face kept and centred", image: .init(width: 96, height: 72), faces: [box(30, 20, 36, 40)],
+        Row(
+            name: "tiny image smaller than the margin: largest 16:9, face kept and centred", image: .init(width: 96, height: 72), faces: [box(30, 20, 36, 40)],
             margin: 200, ratio: 16.0 / 9, rect: .init(x: 0, y: 13, width: 96, height: 54), fits: false),
-        Row(name: "two equal faces too far apart for 9:16: one kept whole, not both halved", image: .init(width: 1600, height: 900),
+        Row(
+            name: "two equal faces too far apart for 9:16: one kept whole, not both halved", image: .init(width: 1600, height: 900),
             faces: [box(100, 400, 100, 100), box(1400, 400, 100, 100)],
             margin: 50, ratio: 9.0 / 16, rect: .init(x: 0, y: 0, width: 506, height: 900), cut: [1], fits: false),
-        Row(name: "the larger face wins when only one fits", image: .init(width: 1600, height: 900),
+        Row(
+            name: "the larger face wins when only one fits", image: .init(width: 1600, height: 900),
             faces: [box(100, 400, 100, 100), box(1380, 380, 120, 120)],
             margin: 50, ratio: 9.0 / 16, rect: .init(x: 1094, y: 0, width: 506, height: 900), cut: [0], fits: false),
-        Row(name: "two small faces outweigh nothing: the big one still wins", image: .init(width: 2000, height: 500),
+        Row(
+            name: "two small faces outweigh nothing: the big one still wins", image: .init(width: 2000, height: 500),
             faces: [box(100, 200, 40, 40), box(200, 200, 40, 40), box(1700, 100, 200, 200)],
             margin: 20, ratio: 1, rect: .init(x: 1500, y: 0, width: 500, height: 500), cut: [0, 1], fits: false),
-        Row(name: "three faces, two fit together and beat the third", image: .init(width: 1600, height: 900),
+        Row(
+            name: "three faces, two fit together and beat the third", image: .init(width: 1600, height: 900),
             faces: [box(100, 300, 150, 150), box(450, 300, 150, 150), box(1300, 300, 160, 160)],
             margin: 20, ratio: 1, rect: .init(x: 0, y: 0, width: 900, height: 900), cut: [2], fits: false),
-        Row(name: "face larger than the image", image: .init(width: 100, height: 100), faces: [box(-20, -20, 140, 140)],
+        Row(
+            name: "face larger than the image", image: .init(width: 100, height: 100), faces: [box(-20, -20, 140, 140)],
             margin: 0, ratio: 1, rect: .init(x: 0, y: 0, width: 100, height: 100)),
-        Row(name: "original aspect of a 3:2 image", image: .init(width: 1200, height: 800), faces: [box(100, 100, 100, 100)],
+        Row(
+            name: "original aspect of a 3:2 image", image: .init(width: 1200, height: 800), faces: [box(100, 100, 100, 100)],
             margin: 0, ratio: 1.5, rect: .init(x: 75, y: 100, width: 150, height: 100)),
-        Row(name: "extreme 100:1: no face can be whole, stays centred", image: .init(width: 1000, height: 1000), faces: [box(450, 450, 100, 100)],
+        Row(
+            name: "extreme 100:1: no face can be whole, stays centred", image: .init(width: 1000, height: 1000), faces: [box(450, 450, 100, 100)],
             margin: 0, ratio: 100, rect: .init(x: 0, y: 495, width: 1000, height: 10), cut: [0], fits: false),
-        Row(name: "zero-size face", image: .init(width: 1000, height: 1000), faces: [box(500, 500, 0, 0)],
+        Row(
+            name: "zero-size face", image: .init(width: 1000, height: 1000), faces: [box(500, 500, 0, 0)],
             margin: 0, ratio: 1, rect: .init(x: 500, y: 500, width: 1, height: 1)),
-        Row(name: "1x1 image", image: .init(width: 1, height: 1), faces: [box(0, 0, 1, 1)],
+        Row(
+            name: "1x1 image", image: .init(width: 1, height: 1), faces: [box(0, 0, 1, 1)],
             margin: 200, ratio: 16.0 / 9, rect: .init(x: 0, y: 0, width: 1, height: 1)),
-        Row(name: "average: Ancestry's region, exactly", image: .init(width: 1000, height: 1000),
+        Row(
+            name: "average: Ancestry's region, exactly", image: .init(width: 1000, height: 1000),
             faces: [box(100, 100, 50, 50), box(300, 120, 70, 70)], strategy: .average,
             margin: 10, ratio: 1, rect: .init(x: 90, y: 0, width: 280, height: 280)),
-        Row(name: "largest: only the largest face framed, the other reported cut", image: .init(width: 1000, height: 1000),
+        Row(
+            name: "largest: only the largest face framed, the other reported cut", image: .init(width: 1000, height: 1000),
             faces: [box(0, 0, 10, 10), box(500, 500, 100, 100)], strategy: .largest,
             margin: 0, ratio: 1, rect: .init(x: 500, y: 500, width: 100, height: 100), cut: [0]),
     ]
@@ -109,7 +125,8 @@ struct CropPlannerTests {
             let plan = CropPlanner.plan(faces: faces, image: image, strategy: strategy, margin: margin, ratio: ratio)!
             let r = plan.rect
             #expect(r.x >= 0 && r.y >= 0 && r.width >= 1 && r.height >= 1 && r.x + r.width <= image.width && r.y + r.height <= image.height)
-            let w = Double(r.width), h = Double(r.height)
+            let w = Double(r.width)
+            let h = Double(r.height)
             #expect(min(abs(w - h * ratio), abs(h - w / ratio)) <= 0.5 + 1e-9 || r.width == 1 || r.height == 1, "aspect \(r) vs \(ratio)")
             if plan.regionFits && strategy == .all { #expect(plan.cutFaces.isEmpty) }
             if strategy == .all {

@@ -38,21 +38,29 @@ struct StabilityTrackerTests {
     static let still = Shift(x: 0, y: 0)
 
     @Test(arguments: [
-        Row(name: "not stable before the history is full", shifts: Array(repeating: still, count: 15),
+        Row(
+            name: "not stable before the history is full", shifts: Array(repeating: still, count: 15),
             expected: Array(repeating: false, count: 14) + [true]),
-        Row(name: "shake that cancels out is stable", shifts: (0..<16).map { Shift(x: $0 % 2 == 0 ? 9 : -9, y: $0 % 2 == 0 ? -6 : 6) },
+        Row(
+            name: "shake that cancels out is stable", shifts: (0..<16).map { Shift(x: $0 % 2 == 0 ? 9 : -9, y: $0 % 2 == 0 ? -6 : 6) },
             expected: Array(repeating: false, count: 14) + [true, true]),
-        Row(name: "a slow pan adds up", shifts: Array(repeating: Shift(x: 1, y: 0.5), count: 16),
+        Row(
+            name: "a slow pan adds up", shifts: Array(repeating: Shift(x: 1, y: 0.5), count: 16),
             expected: Array(repeating: false, count: 16)),  // 15 x 1.5 = 22.5
-        Row(name: "a pan just under the threshold", shifts: Array(repeating: Shift(x: 1, y: -0.3), count: 15),
+        Row(
+            name: "a pan just under the threshold", shifts: Array(repeating: Shift(x: 1, y: -0.3), count: 15),
             expected: Array(repeating: false, count: 14) + [true]),  // 15 x 1.3 = 19.5
-        Row(name: "Manhattan length of the sum, not of each", shifts: [Shift(x: 12, y: 0), Shift(x: 0, y: 12)], history: 2,
+        Row(
+            name: "Manhattan length of the sum, not of each", shifts: [Shift(x: 12, y: 0), Shift(x: 0, y: 12)], history: 2,
             expected: [false, false]),
-        Row(name: "the old shifts leave the window", shifts: [Shift(x: 50, y: 0), still, still, still], history: 3,
+        Row(
+            name: "the old shifts leave the window", shifts: [Shift(x: 50, y: 0), still, still, still], history: 3,
             expected: [false, false, false, true]),
-        Row(name: "threshold is exclusive", shifts: [Shift(x: 10, y: 0), Shift(x: 0, y: -10)], history: 2, threshold: 20,
+        Row(
+            name: "threshold is exclusive", shifts: [Shift(x: 10, y: 0), Shift(x: 0, y: -10)], history: 2, threshold: 20,
             expected: [false, false]),
-        Row(name: "settable threshold", shifts: [Shift(x: 10, y: 0), Shift(x: 0, y: -10)], history: 2, threshold: 20.5,
+        Row(
+            name: "settable threshold", shifts: [Shift(x: 10, y: 0), Shift(x: 0, y: -10)], history: 2, threshold: 20.5,
             expected: [false, true]),
     ])
     func gating(_ row: Row) {
@@ -88,29 +96,40 @@ struct FrameSelectionTests {
     }
 
     @Test(arguments: [
-        Row(name: "highest score wins", candidates: [frame([0.5]), frame([0.9]), frame([0.7])],
+        Row(
+            name: "highest score wins", candidates: [frame([0.5]), frame([0.9]), frame([0.7])],
             expected: .chosen(index: 1, reason: ""), reason: ["0.9", "3 frames with faces"]),
-        Row(name: "frames without faces are skipped", candidates: [frame([]), frame([0.4]), frame([])],
+        Row(
+            name: "frames without faces are skipped", candidates: [frame([]), frame([0.4]), frame([])],
             expected: .chosen(index: 1, reason: ""), reason: ["1 frame with faces"]),
         Row(name: "no face anywhere", candidates: [frame([]), frame([])], expected: .noFace),
         Row(name: "no frames", candidates: [], expected: .noFace),
-        Row(name: "a missed face counts as zero", candidates: [frame([0.95]), frame([0.8, 0.8])],
+        Row(
+            name: "a missed face counts as zero", candidates: [frame([0.95]), frame([0.8, 0.8])],
             expected: .chosen(index: 1, reason: "")),
-        Row(name: "the reason says when someone is missing", candidates: [frame([0.99]), frame([0.3, 0.3])],
+        Row(
+            name: "the reason says when someone is missing", candidates: [frame([0.99]), frame([0.3, 0.3])],
             expected: .chosen(index: 0, reason: ""), reason: ["1 of 2 faces"]),
-        Row(name: "stable-only leaves unstable frames out", candidates: [frame([0.9], stable: false), frame([0.6]), frame([0.5], stable: nil)],
+        Row(
+            name: "stable-only leaves unstable frames out", candidates: [frame([0.9], stable: false), frame([0.6]), frame([0.5], stable: nil)],
             stableOnly: true, expected: .chosen(index: 1, reason: ""), reason: ["1 stable frame with faces"]),
-        Row(name: "stable-only with no stable face", candidates: [frame([0.9], stable: false), frame([], stable: true)],
+        Row(
+            name: "stable-only with no stable face", candidates: [frame([0.9], stable: false), frame([], stable: true)],
             stableOnly: true, expected: .noStableFace),
-        Row(name: "the still counts with stable-only", candidates: [frame([0.9], stable: false), frame([0.6], stable: nil, still: true)],
+        Row(
+            name: "the still counts with stable-only", candidates: [frame([0.9], stable: false), frame([0.6], stable: nil, still: true)],
             stableOnly: true, expected: .chosen(index: 1, reason: "")),
-        Row(name: "ties go to the still", candidates: [frame([0.8]), frame([0.8], stable: nil, still: true)],
+        Row(
+            name: "ties go to the still", candidates: [frame([0.8]), frame([0.8], stable: nil, still: true)],
             expected: .chosen(index: 1, reason: ""), reason: ["the still wins"]),
-        Row(name: "ties go to a stable frame", candidates: [frame([0.8], stable: false), frame([0.8005], stable: true)],
+        Row(
+            name: "ties go to a stable frame", candidates: [frame([0.8], stable: false), frame([0.8005], stable: true)],
             expected: .chosen(index: 1, reason: ""), reason: ["stable frame wins"]),
-        Row(name: "ties go to the earliest", candidates: [frame([0.8]), frame([0.8])],
+        Row(
+            name: "ties go to the earliest", candidates: [frame([0.8]), frame([0.8])],
             expected: .chosen(index: 0, reason: ""), reason: ["earliest"]),
-        Row(name: "a clear lead is not a tie", candidates: [frame([0.8], stable: false), frame([0.79], stable: true)],
+        Row(
+            name: "a clear lead is not a tie", candidates: [frame([0.8], stable: false), frame([0.79], stable: true)],
             expected: .chosen(index: 0, reason: "")),
     ])
     func choice(_ row: Row) {

@@ -98,13 +98,23 @@ struct LandmarksTests {
 
     static let imageRows: [ImageRow] = [
         // Face box (Vision) 0.25…0.75 × 0.5…1 in 400×200: pixels x 100…300, y 0…100.
-        ImageRow(normalized: Point(x: 0, y: 0), faceBox: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.5), size: ImageSize(width: 400, height: 200), pixel: Point(x: 100, y: 100)),
-        ImageRow(normalized: Point(x: 1, y: 1), faceBox: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.5), size: ImageSize(width: 400, height: 200), pixel: Point(x: 300, y: 0)),
-        ImageRow(normalized: Point(x: 0.5, y: 0.25), faceBox: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.5), size: ImageSize(width: 400, height: 200), pixel: Point(x: 200, y: 75)),
+        ImageRow(
+            normalized: Point(x: 0, y: 0), faceBox: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.5), size: ImageSize(width: 400, height: 200),
+            pixel: Point(x: 100, y: 100)),
+        ImageRow(
+            normalized: Point(x: 1, y: 1), faceBox: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.5), size: ImageSize(width: 400, height: 200),
+            pixel: Point(x: 300, y: 0)),
+        ImageRow(
+            normalized: Point(x: 0.5, y: 0.25), faceBox: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.5), size: ImageSize(width: 400, height: 200),
+            pixel: Point(x: 200, y: 75)),
         // A box with no size: every point at its corner.
-        ImageRow(normalized: Point(x: 0.7, y: 0.3), faceBox: Rect(x: 0.5, y: 0.5, width: 0, height: 0), size: ImageSize(width: 100, height: 100), pixel: Point(x: 50, y: 50)),
+        ImageRow(
+            normalized: Point(x: 0.7, y: 0.3), faceBox: Rect(x: 0.5, y: 0.5, width: 0, height: 0), size: ImageSize(width: 100, height: 100),
+            pixel: Point(x: 50, y: 50)),
         // A 1×1 image.
-        ImageRow(normalized: Point(x: 0.5, y: 0.5), faceBox: Rect(x: 0, y: 0, width: 1, height: 1), size: ImageSize(width: 1, height: 1), pixel: Point(x: 0.5, y: 0.5)),
+        ImageRow(
+            normalized: Point(x: 0.5, y: 0.5), faceBox: Rect(x: 0, y: 0, width: 1, height: 1), size: ImageSize(width: 1, height: 1),
+            pixel: Point(x: 0.5, y: 0.5)),
     ]
 
     @Test(arguments: imageRows)
@@ -116,7 +126,8 @@ struct LandmarksTests {
 
     /// Fitted on a 640-pixel analysis copy, drawn on the full-resolution image: the same places, scaled.
     @Test func pixelsRoundTripThroughTheFaceBoxAtAnyResolution() throws {
-        let analysis = ImageSize(width: 640, height: 480), full = ImageSize(width: 3200, height: 2400)
+        let analysis = ImageSize(width: 640, height: 480)
+        let full = ImageSize(width: 3200, height: 2400)
         let vision = Coordinates.normalizedRect(forPixel: Self.pixelBox, imageSize: analysis)
         let contour = try #require(Self.fitted.faceContour)
         for (i, p) in contour.pointsInImage(faceBoundingBox: vision, imageSize: full).enumerated() {
@@ -157,12 +168,19 @@ struct LandmarksTests {
 
     /// p1…p6 in iBUG order: outer corner, two upper-lid points, inner corner, two lower-lid points (pixels).
     static let eyes: [EyeRow] = [
-        EyeRow(label: "open", eye: [.init(x: 0, y: 0), .init(x: 2, y: -1), .init(x: 4, y: -1), .init(x: 6, y: 0), .init(x: 4, y: 1), .init(x: 2, y: 1)], ratio: 4.0 / 12),
-        EyeRow(label: "closed", eye: [.init(x: 0, y: 0), .init(x: 2, y: 0), .init(x: 4, y: 0), .init(x: 6, y: 0), .init(x: 4, y: 0), .init(x: 2, y: 0)], ratio: 0),
+        EyeRow(
+            label: "open", eye: [.init(x: 0, y: 0), .init(x: 2, y: -1), .init(x: 4, y: -1), .init(x: 6, y: 0), .init(x: 4, y: 1), .init(x: 2, y: 1)],
+            ratio: 4.0 / 12),
+        EyeRow(
+            label: "closed", eye: [.init(x: 0, y: 0), .init(x: 2, y: 0), .init(x: 4, y: 0), .init(x: 6, y: 0), .init(x: 4, y: 0), .init(x: 2, y: 0)], ratio: 0),
         // Uneven lids: (|p2−p6| + |p3−p5|) / (2|p1−p4|) = (3 + 1) / 20.
-        EyeRow(label: "uneven", eye: [.init(x: 0, y: 0), .init(x: 3, y: -2), .init(x: 7, y: -0.5), .init(x: 10, y: 0), .init(x: 7, y: 0.5), .init(x: 3, y: 1)], ratio: 4.0 / 20),
+        EyeRow(
+            label: "uneven", eye: [.init(x: 0, y: 0), .init(x: 3, y: -2), .init(x: 7, y: -0.5), .init(x: 10, y: 0), .init(x: 7, y: 0.5), .init(x: 3, y: 1)],
+            ratio: 4.0 / 20),
         // Tilted by 90°: the ratio does not depend on rotation.
-        EyeRow(label: "vertical", eye: [.init(x: 0, y: 0), .init(x: 1, y: 2), .init(x: 1, y: 4), .init(x: 0, y: 6), .init(x: -1, y: 4), .init(x: -1, y: 2)], ratio: 4.0 / 12),
+        EyeRow(
+            label: "vertical", eye: [.init(x: 0, y: 0), .init(x: 1, y: 2), .init(x: 1, y: 4), .init(x: 0, y: 6), .init(x: -1, y: 4), .init(x: -1, y: 2)],
+            ratio: 4.0 / 12),
         EyeRow(label: "no width", eye: Array(repeating: .init(x: 3, y: 3), count: 6), ratio: nil),
         EyeRow(label: "five points", eye: Array(repeating: .init(x: 3, y: 3), count: 5), ratio: nil),
     ]
@@ -211,7 +229,8 @@ struct LandmarksTests {
 
     @Test func measuresOfA68PointFaceUseItsEyesAndInnerLips() throws {
         var points = Self.pixels
-        let openEye = Self.eyes[0].eye, unevenEye = Self.eyes[2].eye
+        let openEye = Self.eyes[0].eye
+        let unevenEye = Self.eyes[2].eye
         for i in 0..<6 {
             points[36 + i] = Point(x: 100 + openEye[i].x, y: 100 + openEye[i].y)  // subject's right
             points[42 + i] = Point(x: 200 + unevenEye[i].x, y: 100 + unevenEye[i].y)

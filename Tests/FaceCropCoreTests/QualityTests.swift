@@ -14,7 +14,8 @@ struct QualityTests {
     @Test func aGoodFaceScoresNearOne() {
         let q = QualityModel.defaults.score(Self.good)
         #expect(q.score > 0.99)
-        #expect(Set(q.components.keys) == ["sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence"])
+        #expect(
+            Set(q.components.keys) == ["sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence"])
         #expect(q.components.values.allSatisfy { (0...1).contains($0) })
     }
 
@@ -44,7 +45,8 @@ struct QualityTests {
         case "mouthOpenness": m.mouthOpenness = value
         default: Issue.record("unknown field \(field)")
         }
-        let base = QualityModel.defaults.score(Self.good), worse = QualityModel.defaults.score(m)
+        let base = QualityModel.defaults.score(Self.good)
+        let worse = QualityModel.defaults.score(m)
         #expect(worse.components[component]! < base.components[component]!)
         #expect(worse.score < base.score)
     }
@@ -130,7 +132,8 @@ struct VisibleShareTests {
         (100.0, 100.0, 0.0, 200.0, 0.0),  // degenerate
     ])
     func share(_ x: Double, _ y: Double, _ width: Double, _ height: Double, _ expected: Double) {
-        let share = QualityModel.defaults.visibleShare(of: Rect(x: x, y: y, width: width, height: height), in: ImageSize(width: 1000, height: 800), detector: .yunet)
+        let share = QualityModel.defaults.visibleShare(
+            of: Rect(x: x, y: y, width: width, height: height), in: ImageSize(width: 1000, height: 800), detector: .yunet)
         #expect(abs(share - expected) < 1e-9, "\(share)")
     }
 }

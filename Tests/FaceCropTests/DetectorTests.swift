@@ -1,11 +1,16 @@
-// The three detectors on real pictures with known face positions (the golden inputs' truth.json: portraits
-// placed at known boxes), through the real OpenCV and the built-in models.
-@testable import FaceCrop
 import Foundation
 import Testing
 
+// The three detectors on real pictures with known face positions (the golden inputs' truth.json: portraits
+// placed at known boxes), through the real OpenCV and the built-in models.
+@testable import FaceCrop
+
 struct DetectorTests {
-    struct Truth: Decodable { var width: Int; var height: Int; var faces: [[Double]] }
+    struct Truth: Decodable {
+        var width: Int
+        var height: Int
+        var faces: [[Double]]
+    }
 
     /// Golden cases whose input has a truth.json: portraits, groups, rotated and border faces.
     static let truthCases: [String] = {

@@ -1,8 +1,9 @@
+import Foundation
+import Testing
+
 // The library's entry points given hostile values directly (the command checks its arguments first; a
 // program using the library may not): every call returns a result or throws a FaceCropError, never traps.
 @testable import FaceCrop
-import Foundation
-import Testing
 
 struct HostileOptionsTests {
     static let image = try! [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path("Golden/portrait-16x9/input.jpg"))))
@@ -10,7 +11,9 @@ struct HostileOptionsTests {
     static let counts: [Int] = [0, -1, 1, Int.max, Int.min, 1 << 31, 1 << 32]
 
     /// Runs the whole in-memory job; a trap would end the test process.
-    func crop(_ cropper: FaceCropper = FaceCropper(detector: Fixtures.detector), options change: (inout CropOptions) -> Void = { _ in }) -> Result<Int, FaceCropError> {
+    func crop(_ cropper: FaceCropper = FaceCropper(detector: Fixtures.detector), options change: (inout CropOptions) -> Void = { _ in }) -> Result<
+        Int, FaceCropError
+    > {
         var options = CropOptions()
         change(&options)
         do throws(FaceCropError) {
@@ -32,7 +35,8 @@ struct HostileOptionsTests {
 
     @Test(arguments: extremes)
     func marginsAndRatios(_ value: Double) {
-        let margin = value >= 0 && value <= 10_000, ratio = value >= 1e-4 && value <= 1e4
+        let margin = value >= 0 && value <= 10_000
+        let ratio = value >= 1e-4 && value <= 1e4
         expect(crop(options: { $0.margin = .pixels(value) }), valid: margin, "margin \(value) px")
         expect(crop(options: { $0.margin = .percentOfFaceHeight(value) }), valid: margin, "margin \(value) %")
         expect(crop(options: { $0.aspect = .ratio(width: value, height: 1) }), valid: ratio, "aspect \(value):1")
@@ -104,7 +108,10 @@ extension HostileOptionsTests {
                 _ = try hostile.analyze("no-such-clip.mp4")
                 Issue.record("hostile video options were accepted")
             } catch {
-                guard case .image(.invalidSetting) = error else { Issue.record("\(error)"); continue }
+                guard case .image(.invalidSetting) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
             }
         }
     }

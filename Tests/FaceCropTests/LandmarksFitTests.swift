@@ -1,8 +1,9 @@
-// dlib's 68-point predictor on real portraits: the Debian model, real pixels, the real cache.
-@testable import FaceCrop
 import FaceCropCore
 import Foundation
 import Testing
+
+// dlib's 68-point predictor on real portraits: the Debian model, real pixels, the real cache.
+@testable import FaceCrop
 
 /// One fitter for the tests that only fit, loaded through a cache that outlives the test run (a fresh machine
 /// pays dlib's slow load once).
@@ -42,7 +43,8 @@ struct LandmarksFitTests {
                 #expect(box.contains(Rect(x: p.x, y: p.y, width: 0, height: 0)), "point \(i) \(p) outside \(face.box)")
             }
             // Pixels, origin top-left: brows above eyes above the nose tip above the mouth above the chin.
-            let rightEye = Self.mean(points[36...41]), leftEye = Self.mean(points[42...47])
+            let rightEye = Self.mean(points[36...41])
+            let leftEye = Self.mean(points[42...47])
             let mouth = Self.mean(points[48...59])
             #expect(Self.mean(points[17...26]).y < rightEye.y && rightEye.y < points[30].y && points[30].y < mouth.y && mouth.y < points[8].y)
             // The subject's right eye and brow are on the image's left.
@@ -72,7 +74,8 @@ struct LandmarksFitTests {
             #expect(faces.count >= 2)
             for face in faces {
                 let points = try LandmarkFixtures.fitter.fit(rgb: rgb, width: w, height: h, faceBox: face.box)
-                let rightEye = Self.mean(points[36...41]), leftEye = Self.mean(points[42...47])
+                let rightEye = Self.mean(points[36...41])
+                let leftEye = Self.mean(points[42...47])
                 let five = try #require(face.observation.landmarks).allPoints.map {
                     Coordinates.pixelPoint(forNormalized: $0, imageSize: ImageSize(width: w, height: h))
                 }
@@ -140,7 +143,8 @@ struct LandmarksFitTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let model = dir.appendingPathComponent("tiny.dat").path
         try FileManager.default.copyItem(atPath: Fixtures.path("Tests/Fixtures/tiny-shape-predictor.dat"), toPath: model)
-        let cacheDir = dir.appendingPathComponent("cache").path, cacheFile = cacheDir + "/tiny.dat.facecrop-raw"
+        let cacheDir = dir.appendingPathComponent("cache").path
+        let cacheFile = cacheDir + "/tiny.dat.facecrop-raw"
         func load() throws -> LandmarkFitter { try LandmarkFitter(modelPath: model, cacheDirectory: cacheDir) }
         func overwrite(at offset: UInt64, with bytes: [UInt8]) throws {
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cacheFile))
@@ -163,9 +167,12 @@ struct LandmarksFitTests {
             // The first split's feature-pixel index, past the cascade's 4 pixels. Offset: header 40, shape length 8,
             // 6 floats, cascade count 8, pixel count 8, 4 anchors, 4 deltas (x, y), tree count 8, split count 8.
             ("bad index", { try overwrite(at: 40 + 8 + 6 * 4 + 8 + 8 + 4 * 4 + 4 * 8 + 8 + 8, with: [9, 0, 0, 0]) }),
-            ("model touched", {
-                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: model)
-            }),
+            (
+                "model touched",
+                {
+                    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: model)
+                }
+            ),
         ]
         for (label, damage) in damages {
             let cached = try load()

@@ -1,11 +1,12 @@
-// Crops from and to memory: byte for byte what the file path writes, through both decode paths (pixels kept, or
-// read twice) and several formats; clear errors for bytes that are not an image; async entry points that leave
-// the awaiting task's executor free meanwhile.
-@testable import FaceCrop
 import Dispatch
 import Foundation
 import Synchronization
 import Testing
+
+// Crops from and to memory: byte for byte what the file path writes, through both decode paths (pixels kept, or
+// read twice) and several formats; clear errors for bytes that are not an image; async entry points that leave
+// the awaiting task's executor free meanwhile.
+@testable import FaceCrop
 
 struct MemoryTests {
     final class Counter: Sendable { let count = Mutex(0) }
@@ -91,7 +92,10 @@ struct MemoryTests {
             _ = try cropper.run(bytes: Array(jpeg.prefix(jpeg.count / 2)), name: "half.jpg", format: .jpeg, options: options)
             Issue.record("half a JPEG was cropped")
         } catch {
-            guard case .corruptImage(let name, _) = error else { Issue.record("half a JPEG: \(error)"); return }
+            guard case .corruptImage(let name, _) = error else {
+                Issue.record("half a JPEG: \(error)")
+                return
+            }
             #expect(name == "half.jpg" && error.exitCode == 65)
         }
         cropper.maxFileSize = 1000

@@ -1,7 +1,8 @@
-// The adapters and the pipeline on real files, with the real libvips and OpenCV.
-@testable import FaceCrop
 import Foundation
 import Testing
+
+// The adapters and the pipeline on real files, with the real libvips and OpenCV.
+@testable import FaceCrop
 
 enum Fixtures {
     static let root: URL = {
@@ -119,7 +120,10 @@ struct PipelineTests {
             _ = try cropper.analyze(truncated)
             Issue.record("a truncated JPEG was accepted")
         } catch {
-            guard case .corruptImage(truncated, _) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .corruptImage(truncated, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
         }
         var small = cropper
         small.maxPixels = 1000
@@ -146,9 +150,13 @@ struct PipelineTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = Fixtures.path("Samples/group.jpg")
         let options = CropOptions()
-        #expect(throws: FaceCropError.unsupportedOutputFormat(dir.path + "/out.gif")) { try cropper.run(input, output: dir.path + "/out.gif", options: options) }
+        #expect(throws: FaceCropError.unsupportedOutputFormat(dir.path + "/out.gif")) {
+            try cropper.run(input, output: dir.path + "/out.gif", options: options)
+        }
         #expect(throws: FaceCropError.outputSameAsInput(input)) { try cropper.run(input, output: input, options: options) }
-        #expect(throws: FaceCropError.outputDirectoryMissing(dir.path + "/no/such")) { try cropper.run(input, output: dir.path + "/no/such/out.jpg", options: options) }
+        #expect(throws: FaceCropError.outputDirectoryMissing(dir.path + "/no/such")) {
+            try cropper.run(input, output: dir.path + "/no/such/out.jpg", options: options)
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
@@ -159,16 +167,33 @@ struct PipelineTests {
     /// has one face).
     @Test(arguments: [
         ("gaussian blur", [[["gaussblur", "{in}", "{out}", "0.01"]], [["gaussblur", "{in}", "{out}", "3"]], [["gaussblur", "{in}", "{out}", "8"]]]),
-        ("motion blur", [[["copy", "{in}", "{out}"]], [["conv", "{in}", "{out}", "{line9}", "--precision", "float"]], [["conv", "{in}", "{out}", "{line23}", "--precision", "float"]]]),
-        ("under-exposure", [[["copy", "{in}", "{out}"]], [["linear", "{in}", "{out}", "0.5", "0", "--uchar"]], [["linear", "{in}", "{out}", "0.2", "0", "--uchar"]]]),
-        ("over-exposure", [[["copy", "{in}", "{out}"]], [["linear", "{in}", "{out}", "1.6", "0", "--uchar"]], [["linear", "{in}", "{out}", "2.5", "0", "--uchar"]]]),
+        (
+            "motion blur",
+            [
+                [["copy", "{in}", "{out}"]], [["conv", "{in}", "{out}", "{line9}", "--precision", "float"]],
+                [["conv", "{in}", "{out}", "{line23}", "--precision", "float"]],
+            ]
+        ),
+        (
+            "under-exposure",
+            [[["copy", "{in}", "{out}"]], [["linear", "{in}", "{out}", "0.5", "0", "--uchar"]], [["linear", "{in}", "{out}", "0.2", "0", "--uchar"]]]
+        ),
+        (
+            "over-exposure",
+            [[["copy", "{in}", "{out}"]], [["linear", "{in}", "{out}", "1.6", "0", "--uchar"]], [["linear", "{in}", "{out}", "2.5", "0", "--uchar"]]]
+        ),
         ("noise", [[["copy", "{in}", "{out}"]], Self.noise(12), Self.noise(40)]),
         ("jpeg compression", [[["copy", "{in}", "{out}[Q=95]"]], [["copy", "{in}", "{out}[Q=20]"]], [["copy", "{in}", "{out}[Q=3]"]]]),
         ("downscaling", [[["copy", "{in}", "{out}"]], [["resize", "{in}", "{out}", "0.2"]], [["resize", "{in}", "{out}", "0.08"]]]),
         ("in-plane rotation", [[["rotate", "{in}", "{out}", "0.01"]], [["rotate", "{in}", "{out}", "30"]], [["rotate", "{in}", "{out}", "50"]]]),
         // The face is x 134...354 of 480: cut at its left edge, a third into it, two thirds into it.
-        ("border crop", [[["extract_area", "{in}", "{out}", "134", "0", "346", "600"]], [["extract_area", "{in}", "{out}", "207", "0", "273", "600"]],
-                         [["extract_area", "{in}", "{out}", "280", "0", "200", "600"]]]),
+        (
+            "border crop",
+            [
+                [["extract_area", "{in}", "{out}", "134", "0", "346", "600"]], [["extract_area", "{in}", "{out}", "207", "0", "273", "600"]],
+                [["extract_area", "{in}", "{out}", "280", "0", "200", "600"]],
+            ]
+        ),
     ])
     func qualityFallsAsThePortraitDegrades(_ family: String, _ levels: [[[String]]]) throws {
         let dir = try Fixtures.tempDir()
@@ -206,7 +231,10 @@ struct PipelineTests {
 
     /// Seeded Gaussian noise of `sigma` grey levels added to the portrait.
     static func noise(_ sigma: Int) -> [[String]] {
-        [["gaussnoise", "{t1}", "480", "600", "--sigma", "\(sigma)", "--mean", "0", "--seed", "42"], ["add", "{in}", "{t1}", "{t2}"], ["cast", "{t2}", "{out}", "uchar"]]
+        [
+            ["gaussnoise", "{t1}", "480", "600", "--sigma", "\(sigma)", "--mean", "0", "--seed", "42"], ["add", "{in}", "{t1}", "{t2}"],
+            ["cast", "{t2}", "{out}", "uchar"],
+        ]
     }
 
     /// Root may write anywhere `access()` can see, but not into sysfs: the temporary file fails first.
@@ -216,7 +244,10 @@ struct PipelineTests {
             _ = try cropper.run(Fixtures.path("Samples/group.jpg"), output: out, options: CropOptions())
             Issue.record("wrote to \(out)")
         } catch {
-            guard case .outputNotWritable(out, _) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .outputNotWritable(out, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(error.exitCode == 73)
         }
     }
@@ -329,7 +360,10 @@ struct PipelineTests {
         options.aspect = .ratio(width: 16, height: 9)
         let crop = try cropper.plan(analysis, options: options)
         options.size = .exact(width: 400, height: 225)
-        #expect(ShrinkOnLoad.factor(from: ImageSize(width: crop.rect.width, height: crop.rect.height), to: ImageSize(width: 400, height: 225), headroom: ShrinkOnLoad.outputHeadroom) == 2)
+        #expect(
+            ShrinkOnLoad.factor(
+                from: ImageSize(width: crop.rect.width, height: crop.rect.height), to: ImageSize(width: 400, height: 225), headroom: ShrinkOnLoad.outputHeadroom
+            ) == 2)
         let fast = dir.appendingPathComponent("fast.png").path
         _ = try cropper.write(analysis, crop: crop.rect, to: fast, options: options)
         let full = try VipsImage.open(input, sequential: false).extract(crop.rect).resized(width: 400, height: 225)

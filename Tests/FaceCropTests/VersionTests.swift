@@ -23,6 +23,7 @@ struct VersionTests {
         let sections = changelog.split(separator: "\n").filter { $0.hasPrefix("## [") }
         #expect(sections.first == "## [Unreleased]", "the changelog opens with an Unreleased section")
         let released = sections.dropFirst().first.map(String.init) ?? ""
-        #expect(released.hasPrefix("## [\(FaceCropper.version)] - "), "the latest release in CHANGELOG.md is '\(released)', VERSION says \(FaceCropper.version)")
+        #expect(
+            released.hasPrefix("## [\(FaceCropper.version)] - "), "the latest release in CHANGELOG.md is '\(released)', VERSION says \(FaceCropper.version)")
     }
 }

@@ -1,3 +1,6 @@
+import Foundation
+import Testing
+
 // Golden tests: every folder in Golden/ with a case.json is one case. The input is cropped with the case's
 // arguments through the real argument parser and pipeline, and compared with the recorded expected.json
 // (face boxes within a tolerance, crop exact) and expected.<ext>, the output recorded then (pixels within a
@@ -6,8 +9,6 @@
 // Record: FACECROP_RECORD=1 swift test --filter GoldenTests   (refused when CI is set)
 // On failure the actual output lands in .artifacts/golden/<case>/ with the command to compare it.
 @testable import FaceCrop
-import Foundation
-import Testing
 @testable import facecrop
 
 /// The part of a report a golden case pins down.
@@ -113,24 +114,36 @@ enum Golden {
             if !ok { failed = true }
             #expect(ok, "\(name): \(message())")
         }
-        check(result.width == expected.width && result.height == expected.height, "input size \(result.width)x\(result.height), expected \(expected.width)x\(expected.height)")
+        check(
+            result.width == expected.width && result.height == expected.height,
+            "input size \(result.width)x\(result.height), expected \(expected.width)x\(expected.height)")
         check(result.orientation == expected.orientation, "orientation \(result.orientation), expected \(expected.orientation)")
         check(result.faces.count == expected.faces.count, "\(result.faces.count) faces, expected \(expected.faces.count)")
         for (a, e) in zip(result.faces, expected.faces) {
-            let d = [a.boundingBox.x - e.boundingBox.x, a.boundingBox.y - e.boundingBox.y, a.boundingBox.width - e.boundingBox.width, a.boundingBox.height - e.boundingBox.height]
+            let d = [
+                a.boundingBox.x - e.boundingBox.x, a.boundingBox.y - e.boundingBox.y, a.boundingBox.width - e.boundingBox.width,
+                a.boundingBox.height - e.boundingBox.height,
+            ]
             check(d.allSatisfy { abs($0) <= Golden.faceTolerance }, "face \(a.boundingBox) differs from \(e.boundingBox) by more than \(Golden.faceTolerance)")
         }
         check(result.crop == expected.crop, "crop \(result.crop), expected \(expected.crop)")
         check(result.cutFaces == expected.cutFaces, "cut faces \(result.cutFaces), expected \(expected.cutFaces)")
         check(result.regionFits == expected.regionFits && result.fallback == expected.fallback, "regionFits/fallback differ")
-        check(result.output == expected.output && result.format == expected.format, "output \(result.output) \(result.format), expected \(expected.output) \(expected.format)")
+        check(
+            result.output == expected.output && result.format == expected.format,
+            "output \(result.output) \(result.format), expected \(expected.output) \(expected.format)")
 
         let reference = try VipsImage.open(expectedImage.path, sequential: false)
         if reference.size == actualImage.size && reference.bands == actualImage.bands {
             let diff = try actualImage.compare(with: reference, threshold: Golden.pixelThreshold)
-            check(diff.mismatch <= Golden.mismatchLimit, "\(Int(diff.mismatch * 1000) / 10)% of pixels differ by more than \(Int(Golden.pixelThreshold)) (max \(diff.maxDelta))")
+            check(
+                diff.mismatch <= Golden.mismatchLimit,
+                "\(Int(diff.mismatch * 1000) / 10)% of pixels differ by more than \(Int(Golden.pixelThreshold)) (max \(diff.maxDelta))")
         } else {
-            check(false, "image is \(actualImage.size.width)x\(actualImage.size.height)x\(actualImage.bands), expected \(reference.size.width)x\(reference.size.height)x\(reference.bands)")
+            check(
+                false,
+                "image is \(actualImage.size.width)x\(actualImage.size.height)x\(actualImage.bands), expected \(reference.size.width)x\(reference.size.height)x\(reference.bands)"
+            )
         }
 
         // The detector must find the faces that were placed in the picture.

@@ -1,3 +1,6 @@
+import Foundation
+import Testing
+
 // Golden tests for pictures and rankings:
 // - Golden/<case>/annotate.json: `facecrop annotate` on the case's input with its args; the picture is compared
 //   with expected.png (pixels within a tolerance) and the faces, scores and crop with expected.json.
@@ -5,8 +8,6 @@
 //   with expected.json.
 // Recorded like the crop cases: FACECROP_RECORD=1 swift test --filter GoldenTests
 @testable import FaceCrop
-import Foundation
-import Testing
 @testable import facecrop
 
 struct AnnotateSpec: Codable {
@@ -83,7 +84,8 @@ extension Golden {
             faces: report.faces.count, ignoredFaces: ignored.count,
             scores: (report.faces + ignored).compactMap { $0.quality.map { ($0.score * 100).rounded() / 100 } },
             crop: report.crop?.rect, output: ImageSize(width: report.output?.width ?? 0, height: report.output?.height ?? 0))
-        let expectedJSON = dir.appendingPathComponent("expected.json"), expectedImage = dir.appendingPathComponent("expected.png")
+        let expectedJSON = dir.appendingPathComponent("expected.json")
+        let expectedImage = dir.appendingPathComponent("expected.png")
         if Golden.recording {
             try Golden.record(result, to: expectedJSON)
             try? FileManager.default.removeItem(at: expectedImage)
@@ -91,9 +93,15 @@ extension Golden {
             return
         }
         let expected = try JSONDecoder().decode(AnnotateResult.self, from: Data(contentsOf: expectedJSON))
-        #expect(result.faces == expected.faces && result.ignoredFaces == expected.ignoredFaces, "\(name): faces \(result.faces)+\(result.ignoredFaces), expected \(expected.faces)+\(expected.ignoredFaces)")
-        #expect(result.scores.count == expected.scores.count && zip(result.scores, expected.scores).allSatisfy { abs($0 - $1) <= Golden.scoreTolerance }, "\(name): scores \(result.scores), expected \(expected.scores)")
-        #expect(result.crop == expected.crop && result.output == expected.output, "\(name): crop \(String(describing: result.crop)) size \(result.output), expected \(String(describing: expected.crop)) \(expected.output)")
+        #expect(
+            result.faces == expected.faces && result.ignoredFaces == expected.ignoredFaces,
+            "\(name): faces \(result.faces)+\(result.ignoredFaces), expected \(expected.faces)+\(expected.ignoredFaces)")
+        #expect(
+            result.scores.count == expected.scores.count && zip(result.scores, expected.scores).allSatisfy { abs($0 - $1) <= Golden.scoreTolerance },
+            "\(name): scores \(result.scores), expected \(expected.scores)")
+        #expect(
+            result.crop == expected.crop && result.output == expected.output,
+            "\(name): crop \(String(describing: result.crop)) size \(result.output), expected \(String(describing: expected.crop)) \(expected.output)")
 
         let actual = try VipsImage.open(actualPath, sequential: false)
         let reference = try VipsImage.open(expectedImage.path, sequential: false)
@@ -101,7 +109,8 @@ extension Golden {
         if actual.size == reference.size {
             // Each kind of annotation is there, about as much of it as recorded: the landmark outlines and the
             // crop are each under 1 % of the picture, which the mismatch limit below alone would let go missing.
-            let drawn = try Golden.annotationPixels(actual), recorded = try Golden.annotationPixels(reference)
+            let drawn = try Golden.annotationPixels(actual)
+            let recorded = try Golden.annotationPixels(reference)
             for (kind, count) in recorded where count >= 50 {
                 let got = drawn[kind] ?? 0
                 #expect(abs(got - count) <= count / 5, "\(name): \(got) pixels of the \(kind) colour, recorded \(count)")
