@@ -34,15 +34,16 @@ let package = Package(
         .target(
             name: "CFaceDetect",
             exclude: ["opencv-include"],
-            cxxSettings: [.headerSearchPath("opencv-include")],
+            cxxSettings: [.headerSearchPath("opencv-include"), .headerSearchPath("../CxxShared")],
             linkerSettings: [
                 .linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_objdetect"),
                 .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
             ]
         ),
+        // Both C++ shims catch every exception through CxxShared/guarded.hpp (a header, not a target).
         // dlib's 68-point shape predictor (C++) behind a plain C header. Header-only: it links no library (dlib's
         // BLAS/LAPACK calls are turned off in the shim, see CLandmarks.cpp).
-        .target(name: "CLandmarks"),
+        .target(name: "CLandmarks", cxxSettings: [.headerSearchPath("../CxxShared")]),
         // FFmpeg's libraries (Debian libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev) behind a small C
         // header: open a video, read a frame scaled to RGB and turned upright. Headers are on the default path; the
         // libraries are opened on first use (dlopen, see CVideo.c), so processes that read no video never load them.

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "guarded.hpp"
 
 extern "C" const unsigned char cfd_yunet_model[];
 extern "C" const size_t cfd_yunet_model_length;
@@ -47,24 +48,8 @@ struct CFDDetector {
 
 namespace {
 
-void set_error(char *error, size_t size, const char *message) {
-    if (error && size > 0) std::snprintf(error, size, "%s", message);
-}
-
-template <typename Body> int guarded(char *error, size_t size, Body body) {
-    try {
-        return body();
-    } catch (const cv::Exception &e) {
-        set_error(error, size, e.what());
-    } catch (const std::bad_alloc &) {
-        set_error(error, size, "out of memory");
-    } catch (const std::exception &e) {
-        set_error(error, size, e.what());
-    } catch (...) {
-        set_error(error, size, "unknown C++ exception");
-    }
-    return -1;
-}
+using facecrop::guarded;
+using facecrop::set_error;
 
 void quiet_opencv() {
     static bool done = false;

@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <vector>
+#include "guarded.hpp"
 
 namespace {
 
@@ -17,20 +18,11 @@ cv::Scalar colour(const uint8_t c[3]) { return cv::Scalar(c[0], c[1], c[2]); }
 constexpr int shift = 4;
 cv::Point fixed(float x, float y) { return cv::Point(cvRound(x * (1 << shift)), cvRound(y * (1 << shift))); }
 
-template <typename F> int guarded(F body) {
-    try {
-        body();
-        return 0;
-    } catch (...) {
-        return -1;
-    }
-}
-
 } // namespace
 
 extern "C" int cfd_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,
                                  const uint8_t colour_rgb[3], int thickness) {
-    return guarded([&] {
+    return facecrop::guarded(nullptr, 0, [&] {
         if (count <= 0) return;
         cv::Mat image = wrap(rgb, width, height);
         std::vector<cv::Point> points;
@@ -44,7 +36,7 @@ extern "C" int cfd_draw_polyline(uint8_t *rgb, int width, int height, const floa
 }
 
 extern "C" int cfd_fill_rect(uint8_t *rgb, int width, int height, int x, int y, int w, int h, const uint8_t colour_rgb[3]) {
-    return guarded([&] {
+    return facecrop::guarded(nullptr, 0, [&] {
         cv::Mat image = wrap(rgb, width, height);
         cv::rectangle(image, cv::Rect(x, y, w, h), colour(colour_rgb), cv::FILLED);
     });
@@ -64,7 +56,7 @@ extern "C" void cfd_text_size(const char *text, double scale, int thickness, int
 
 extern "C" int cfd_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, int y, double scale,
                              int thickness, const uint8_t colour_rgb[3]) {
-    return guarded([&] {
+    return facecrop::guarded(nullptr, 0, [&] {
         cv::Mat image = wrap(rgb, width, height);
         int base = 0;
         cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thickness, &base);

@@ -28,6 +28,7 @@
 #include <new>
 #include <string>
 #include <vector>
+#include "guarded.hpp"
 
 using Shape = dlib::matrix<float, 0, 1>;
 using Forests = std::vector<std::vector<dlib::impl::regression_tree>>;
@@ -100,22 +101,8 @@ struct CLMPredictor {
 
 namespace {
 
-void set_error(char *error, size_t size, const std::string &message) {
-    if (error && size > 0) std::snprintf(error, size, "%s", message.c_str());
-}
-
-template <typename Body> int guarded(char *error, size_t size, Body body) {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        set_error(error, size, "out of memory");
-    } catch (const std::exception &e) {
-        set_error(error, size, e.what());
-    } catch (...) {
-        set_error(error, size, "unknown C++ exception");
-    }
-    return -1;
-}
+using facecrop::guarded;
+using facecrop::set_error;
 
 // ---------------------------------------------------------------------------------------------------------
 // The raw cache. Native byte order, one file per model name in the cache folder, keyed by the model's size

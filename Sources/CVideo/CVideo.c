@@ -94,7 +94,7 @@ static int ff_load(char *error, size_t size) {
     return -1;
 }
 
-struct CVVideo {
+struct VideoHandle {
     AVFormatContext *format;
     AVCodecContext *codec;
     AVStream *stream;
@@ -124,7 +124,7 @@ static void set_error(char *error, size_t size, const char *what, int code) {
     }
 }
 
-void cv_close(CVVideo *v) {
+void video_close(VideoHandle *v) {
     if (!v) return;
     ff.sws_freeContext(v->sws);
     ff.sws_freeContext(v->sws_grey);
@@ -136,7 +136,7 @@ void cv_close(CVVideo *v) {
     free(v);
 }
 
-static double frame_time(const CVVideo *v, const AVFrame *f) {
+static double frame_time(const VideoHandle *v, const AVFrame *f) {
     int64_t ts = f->best_effort_timestamp;
     if (ts == AV_NOPTS_VALUE) ts = f->pts;
     if (ts == AV_NOPTS_VALUE) return 0;
@@ -144,21 +144,21 @@ static double frame_time(const CVVideo *v, const AVFrame *f) {
     return (double)(ts - start) * av_q2d(v->stream->time_base);
 }
 
-/// Decodes the next frame into v->frame: CV_OK, CV_END or CV_DAMAGED.
-static int next_frame(CVVideo *v, char *error, size_t error_size) {
+/// Decodes the next frame into v->frame: VIDEO_OK, VIDEO_END or VIDEO_DAMAGED.
+static int next_frame(VideoHandle *v, char *error, size_t error_size) {
     for (;;) {
         int rc = ff.avcodec_receive_frame(v->codec, v->frame);
         if (rc == 0) {
             v->decoded_any = 1;
             v->last_time = frame_time(v, v->frame);
-            return CV_OK;
+            return VIDEO_OK;
         }
-        if (rc == AVERROR_EOF) return CV_END;
+        if (rc == AVERROR_EOF) return VIDEO_END;
         if (rc != AVERROR(EAGAIN)) {
             set_error(error, error_size, "the decoder failed", rc);
-            return CV_DAMAGED;
+            return VIDEO_DAMAGED;
         }
-        if (v->flushed) return CV_END;
+        if (v->flushed) return VIDEO_END;
         rc = ff.av_read_frame(v->format, v->packet);
         if (rc == AVERROR_EOF) {
             ff.avcodec_send_packet(v->codec, NULL);
@@ -167,7 +167,7 @@ static int next_frame(CVVideo *v, char *error, size_t error_size) {
         }
         if (rc < 0) {
             set_error(error, error_size, "reading the file failed", rc);
-            return CV_DAMAGED;
+            return VIDEO_DAMAGED;
         }
         if (v->packet->stream_index != v->stream_index) {
             ff.av_packet_unref(v->packet);
@@ -177,7 +177,7 @@ static int next_frame(CVVideo *v, char *error, size_t error_size) {
         ff.av_packet_unref(v->packet);
         if (rc < 0) {
             set_error(error, error_size, "the decoder refused the data", rc);
-            return CV_DAMAGED;
+            return VIDEO_DAMAGED;
         }
     }
 }
@@ -236,36 +236,36 @@ static long count_video_frames(const char *path, int stream_index, long limit) {
     return n;
 }
 
-int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CVInfo *info, char *error,
+int video_open(const char *path, int threads, int64_t max_pixels, VideoHandle **out, VideoStreamInfo *info, char *error,
             size_t error_size) {
     *out = NULL;
     memset(info, 0, sizeof *info);
-    if (ff_load(error, error_size) != 0) return CV_FAILED;
+    if (ff_load(error, error_size) != 0) return VIDEO_FAILED;
     ff.av_log_set_level(AV_LOG_QUIET);
-    CVVideo *v = calloc(1, sizeof *v);
+    VideoHandle *v = calloc(1, sizeof *v);
     if (!v) {
         set_error(error, error_size, "out of memory", 0);
-        return CV_FAILED;
+        return VIDEO_FAILED;
     }
     int rc = ff.avformat_open_input(&v->format, path, NULL, NULL);
     if (rc < 0) {
         set_error(error, error_size, "no demuxer could read it", rc);
-        cv_close(v);
+        video_close(v);
         // A cut-off MP4/QuickTime file whose index (moov) was to come at the end fails here: say so.
-        return rc == AVERROR(ENOMEM) ? CV_FAILED : is_isobmff(path) ? CV_NO_INDEX : CV_NOT_A_VIDEO;
+        return rc == AVERROR(ENOMEM) ? VIDEO_FAILED : is_isobmff(path) ? VIDEO_NO_INDEX : VIDEO_NOT_A_VIDEO;
     }
     rc = ff.avformat_find_stream_info(v->format, NULL);
     if (rc < 0) {
         set_error(error, error_size, "its streams could not be read", rc);
-        cv_close(v);
-        return CV_DAMAGED;
+        video_close(v);
+        return VIDEO_DAMAGED;
     }
     const AVCodec *decoder = NULL;
     rc = ff.av_find_best_stream(v->format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     if (rc == AVERROR_STREAM_NOT_FOUND || (rc >= 0 && (v->format->streams[rc]->disposition & AV_DISPOSITION_ATTACHED_PIC))) {
         set_error(error, error_size, "it has no video stream", 0);
-        cv_close(v);
-        return CV_NO_VIDEO_STREAM;
+        video_close(v);
+        return VIDEO_NO_VIDEO_STREAM;
     }
     if (rc < 0 || !decoder) {
         AVStream *any = NULL;
@@ -273,8 +273,8 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
             if (v->format->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) any = v->format->streams[i];
         snprintf(error, error_size, "no decoder for its video codec '%s'",
                  any ? ff.avcodec_get_name(any->codecpar->codec_id) : "unknown");
-        cv_close(v);
-        return CV_UNSUPPORTED_CODEC;
+        video_close(v);
+        return VIDEO_UNSUPPORTED_CODEC;
     }
     v->stream_index = rc;
     v->stream = v->format->streams[rc];
@@ -282,16 +282,16 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
     snprintf(info->codec, sizeof info->codec, "%s", ff.avcodec_get_name(st->codecpar->codec_id));
     if (samples_past_end(v->format, st)) {
         set_error(error, error_size, "the file ends before the video data it lists", 0);
-        cv_close(v);
-        return CV_TRUNCATED;
+        video_close(v);
+        return VIDEO_TRUNCATED;
     }
 
     info->coded_width = st->codecpar->width;
     info->coded_height = st->codecpar->height;
     if ((int64_t)st->codecpar->width * st->codecpar->height > max_pixels) {
         set_error(error, error_size, "its frames have too many pixels", 0);
-        cv_close(v);
-        return CV_TOO_LARGE;
+        video_close(v);
+        return VIDEO_TOO_LARGE;
     }
 
     v->codec = ff.avcodec_alloc_context3(decoder);
@@ -299,8 +299,8 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
     v->frame = ff.av_frame_alloc();
     if (!v->codec || !v->packet || !v->frame) {
         set_error(error, error_size, "out of memory", 0);
-        cv_close(v);
-        return CV_FAILED;
+        video_close(v);
+        return VIDEO_FAILED;
     }
     ff.avcodec_parameters_to_context(v->codec, st->codecpar);
     v->codec->thread_count = threads;
@@ -308,8 +308,8 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
     rc = ff.avcodec_open2(v->codec, decoder, NULL);
     if (rc < 0) {
         snprintf(error, error_size, "the '%s' decoder could not start", decoder->name);
-        cv_close(v);
-        return CV_UNSUPPORTED_CODEC;
+        video_close(v);
+        return VIDEO_UNSUPPORTED_CODEC;
     }
 
     v->rotation = display_rotation(st);
@@ -319,13 +319,13 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
 
     // Decode the first frame now: a stream without frames or with undecodable data fails here, clearly.
     rc = next_frame(v, error, error_size);
-    if (rc == CV_END) {
+    if (rc == VIDEO_END) {
         set_error(error, error_size, "it contains no video frames", 0);
-        cv_close(v);
-        return CV_NO_FRAMES;
+        video_close(v);
+        return VIDEO_NO_FRAMES;
     }
-    if (rc != CV_OK) {
-        cv_close(v);
+    if (rc != VIDEO_OK) {
+        video_close(v);
         return rc;
     }
     v->pending = 1;
@@ -351,11 +351,11 @@ int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CV
         }
     }
     *out = v;
-    return CV_OK;
+    return VIDEO_OK;
 }
 
 /// Whether decoding forward from the current position reaches `at` later than a seek would.
-static int seek_is_cheaper(CVVideo *v, double at, double tolerance) {
+static int seek_is_cheaper(VideoHandle *v, double at, double tolerance) {
     if (!v->decoded_any) return 0;
     double have = v->pending ? v->last_time - tolerance : v->last_time + tolerance;
     if (at < have) return 1;  // the frame wanted was passed
@@ -382,7 +382,7 @@ static void turn(const uint8_t *src, int sw, int sh, int bpp, int rotation, uint
 }
 
 /// Scales and converts v->frame into `out` (width x height in display orientation, `format` RGB24 or GRAY8).
-static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat format, int width, int height, uint8_t *out,
+static int convert(VideoHandle *v, struct SwsContext **context, enum AVPixelFormat format, int width, int height, uint8_t *out,
                    char *error, size_t error_size) {
     AVFrame *f = v->frame;
     const int bpp = format == AV_PIX_FMT_RGB24 ? 3 : 1;
@@ -393,7 +393,7 @@ static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat f
                                     shrinking ? SWS_AREA : SWS_BICUBIC, NULL, NULL, NULL);
     if (!*context) {
         set_error(error, error_size, "cannot convert its pixel format", 0);
-        return CV_FAILED;
+        return VIDEO_FAILED;
     }
     uint8_t *target = out;
     if (v->rotation) {
@@ -402,7 +402,7 @@ static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat f
             uint8_t *p = realloc(v->turned, need);
             if (!p) {
                 set_error(error, error_size, "out of memory", 0);
-                return CV_FAILED;
+                return VIDEO_FAILED;
             }
             v->turned = p;
             v->turned_size = need;
@@ -413,15 +413,15 @@ static int convert(CVVideo *v, struct SwsContext **context, enum AVPixelFormat f
     int strides[4] = {sw * bpp, 0, 0, 0};
     ff.sws_scale(*context, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
     if (v->rotation) turn(target, sw, sh, bpp, v->rotation, out, width, height);
-    return CV_OK;
+    return VIDEO_OK;
 }
 
-int cv_read(CVVideo *v, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
+int video_read(VideoHandle *v, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
             int grey_width, int grey_height, uint8_t *grey, double *time, char *error, size_t error_size) {
     if (converted) *converted = 0;
     if (!v || (rgb && (rgb_width <= 0 || rgb_height <= 0)) || (grey && (grey_width <= 0 || grey_height <= 0))) {
         set_error(error, error_size, "invalid arguments", 0);
-        return CV_FAILED;
+        return VIDEO_FAILED;
     }
     const double tolerance = v->fps > 0 ? 0.5 / v->fps : 0.001;
     if (at >= 0 && seek_is_cheaper(v, at, tolerance)) {
@@ -430,7 +430,7 @@ int cv_read(CVVideo *v, double at, double rgb_from, int rgb_width, int rgb_heigh
         int rc = ff.av_seek_frame(v->format, v->stream_index, ts, AVSEEK_FLAG_BACKWARD);
         if (rc < 0) {
             set_error(error, error_size, "seeking failed", rc);
-            return CV_DAMAGED;
+            return VIDEO_DAMAGED;
         }
         ff.avcodec_flush_buffers(v->codec);
         v->flushed = 0;
@@ -440,7 +440,7 @@ int cv_read(CVVideo *v, double at, double rgb_from, int rgb_width, int rgb_heigh
     for (;;) {
         if (!v->pending) {
             int rc = next_frame(v, error, error_size);
-            if (rc != CV_OK) return rc;
+            if (rc != VIDEO_OK) return rc;
         }
         v->pending = 0;
         if (at < 0 || v->last_time >= at - tolerance) break;
@@ -448,12 +448,12 @@ int cv_read(CVVideo *v, double at, double rgb_from, int rgb_width, int rgb_heigh
     *time = v->last_time;
     if (grey) {
         int rc = convert(v, &v->sws_grey, AV_PIX_FMT_GRAY8, grey_width, grey_height, grey, error, error_size);
-        if (rc != CV_OK) return rc;
+        if (rc != VIDEO_OK) return rc;
     }
     if (rgb && v->last_time >= rgb_from - tolerance) {
         int rc = convert(v, &v->sws, AV_PIX_FMT_RGB24, rgb_width, rgb_height, rgb, error, error_size);
-        if (rc != CV_OK) return rc;
+        if (rc != VIDEO_OK) return rc;
         if (converted) *converted = 1;
     }
-    return CV_OK;
+    return VIDEO_OK;
 }

@@ -1,6 +1,6 @@
 // CVideo exists because FFmpeg's libraries are C with a large, version-dependent API: this file gives Swift a
 // few fixed-arity calls instead (open, read one frame scaled and turned upright, close). Each returns a status
-// and, on failure, a message in the caller's buffer. One CVVideo is used by one thread at a time.
+// and, on failure, a message in the caller's buffer. One VideoHandle is used by one thread at a time.
 #ifndef CVIDEO_H
 #define CVIDEO_H
 
@@ -11,21 +11,21 @@
 extern "C" {
 #endif
 
-typedef struct CVVideo CVVideo;
+typedef struct VideoHandle VideoHandle;
 
-/// Status codes. CV_END: no further frame (not an error).
+/// Status codes. VIDEO_END: no further frame (not an error).
 enum {
-    CV_OK = 0,
-    CV_END = 1,
-    CV_NOT_A_VIDEO = -2,      // no demuxer recognises the file, or it cannot be opened as one
-    CV_NO_VIDEO_STREAM = -3,  // a container without a video stream (e.g. audio only)
-    CV_UNSUPPORTED_CODEC = -4,
-    CV_TRUNCATED = -5,        // samples the container lists lie past the end of the file
-    CV_DAMAGED = -6,          // the decoder refused the data
-    CV_NO_FRAMES = -7,        // a video stream without a single sample
-    CV_NO_INDEX = -8,         // an MP4/QuickTime file without its index (moov): cut off before its end
-    CV_TOO_LARGE = -9,        // frames of more than max_pixels (their size is in info->coded_width/height)
-    CV_FAILED = -1,           // anything else (out of memory, ...)
+    VIDEO_OK = 0,
+    VIDEO_END = 1,
+    VIDEO_NOT_A_VIDEO = -2,      // no demuxer recognises the file, or it cannot be opened as one
+    VIDEO_NO_VIDEO_STREAM = -3,  // a container without a video stream (e.g. audio only)
+    VIDEO_UNSUPPORTED_CODEC = -4,
+    VIDEO_TRUNCATED = -5,        // samples the container lists lie past the end of the file
+    VIDEO_DAMAGED = -6,          // the decoder refused the data
+    VIDEO_NO_FRAMES = -7,        // a video stream without a single sample
+    VIDEO_NO_INDEX = -8,         // an MP4/QuickTime file without its index (moov): cut off before its end
+    VIDEO_TOO_LARGE = -9,        // frames of more than max_pixels (their size is in info->coded_width/height)
+    VIDEO_FAILED = -1,           // anything else (out of memory, ...)
 };
 
 typedef struct {
@@ -36,22 +36,22 @@ typedef struct {
     double fps;                     // average frame rate; 0 when unknown
     long frame_count;               // from the container's index (exact for MP4/QuickTime); 0 when unknown
     char codec[32];                 // decoder name, e.g. "h264", "hevc"
-} CVInfo;
+} VideoStreamInfo;
 
 /// Opens a video file and its first video stream. threads: decoder threads (0: one per core).
-/// Checks that the samples the container lists lie inside the file (a cut-off download is CV_TRUNCATED) and
+/// Checks that the samples the container lists lie inside the file (a cut-off download is VIDEO_TRUNCATED) and
 /// that frames have at most max_pixels pixels (before decoding any), then decodes the first frame.
-int cv_open(const char *path, int threads, int64_t max_pixels, CVVideo **out, CVInfo *info, char *error,
+int video_open(const char *path, int threads, int64_t max_pixels, VideoHandle **out, VideoStreamInfo *info, char *error,
             size_t error_size);
-void cv_close(CVVideo *video);
+void video_close(VideoHandle *video);
 
 /// Decodes the first frame at or after `at` seconds (within half a frame; at < 0: the next frame), seeking
 /// when that is cheaper than decoding forward. Writes it, in display orientation, as packed 8-bit RGB of
 /// rgb_width x rgb_height into `rgb` when `rgb` is not NULL and the frame's time is at or after `rgb_from`
 /// (within half a frame; *converted then 1), and as 8-bit greyscale of grey_width x grey_height into `grey`
 /// when that is not NULL. Each is one swscale pass (scale and convert; area averaging when shrinking).
-/// *time receives the frame's time in seconds. Returns CV_OK, CV_END, or an error status.
-int cv_read(CVVideo *video, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
+/// *time receives the frame's time in seconds. Returns VIDEO_OK, VIDEO_END, or an error status.
+int video_read(VideoHandle *video, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
             int grey_width, int grey_height, uint8_t *grey, double *time, char *error, size_t error_size);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-// Contact sheet of the frames a best-frame run analysed (ContactSheet from Sheet.swift).
+// Contact sheet of the frames a best-frame run analysed (ContactSheet from Pictures/Sheet.swift).
 import FaceCropCore
 
 extension BestFrameFinder {

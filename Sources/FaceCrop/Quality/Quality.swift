@@ -39,10 +39,8 @@ public final class QualityAnalyzer: Sendable {
     static let measureHeight = 128
 
     public init(model: QualityModel = .defaults, expressionModelPath: String? = nil, landmarks: LandmarkFitter?) throws(FaceCropError) {
-        var error = [CChar](repeating: 0, count: 512)
-        guard let pointer = cfd_expression_create(expressionModelPath, &error, error.count) else {
-            throw .detector(cString(error))
-        }
+        let (created, message) = withErrorBuffer { cfd_expression_create(expressionModelPath, $0, $1) }
+        guard let pointer = created else { throw .detector(message) }
         self.model = model
         self.landmarkFitter = landmarks
         self.expression = Mutex(Handle(pointer: pointer))
@@ -100,8 +98,9 @@ public final class QualityAnalyzer: Sendable {
         var ratio: Float = 1
         do {
             let source = try analysis.reopen()
-            var error = [CChar](repeating: 0, count: 512)
-            let rc = try source.extract(stored).inMemory().withRGB8 { rgb, w, h in cfd_blockiness(rgb, Int32(w), Int32(h), &ratio, &error, error.count) }
+            let rc = try source.extract(stored).inMemory().withRGB8 { rgb, w, h in
+                withErrorBuffer { cfd_blockiness(rgb, Int32(w), Int32(h), &ratio, $0, $1) }.result
+            }
             guard rc == 0 else { return 1 }
         } catch let error as VipsError {
             throw FaceCropper.readError(analysis.input, error)
@@ -132,15 +131,16 @@ public final class QualityAnalyzer: Sendable {
             let source = try analysis.reopen()
             let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
             let face = try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
-            var error = [CChar](repeating: 0, count: 512)
             // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
             let sx = Double(face.width) / Double(clamped.width)
             let sy = Double(face.height) / Double(clamped.height)
             let local = Rect(
                 x: (box.x - Double(clamped.x)) * sx, y: (box.y - Double(clamped.y)) * sy, width: box.width * sx, height: box.height * sy)
             try face.withRGB8 { rgb, width, height in
-                let rc = expression.withLock { e in cfd_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, &error, error.count) }
-                guard rc == 0 else { throw FaceCropError.imageProcessing(cString(error)) }
+                let (rc, message) = withErrorBuffer { error, size in
+                    expression.withLock { e in cfd_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, error, size) }
+                }
+                guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
                 points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
                     .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
             }

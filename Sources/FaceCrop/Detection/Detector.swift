@@ -26,14 +26,14 @@ public final class FaceDetector: Sendable {
     /// - Parameter modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
     ///   XML for Haar (default: `defaultHaarCascade`).
     public init(kind: DetectorKind = .centerface, modelPath: String? = nil) throws(FaceCropError) {
-        var error = [CChar](repeating: 0, count: 512)
-        let pointer: OpaquePointer? =
+        let (pointer, message) = withErrorBuffer { error, size in
             switch kind {
-            case .centerface: cfd_centerface_create(modelPath, &error, error.count)
-            case .yunet: cfd_yunet_create(modelPath, &error, error.count)
-            case .haar: cfd_haar_create(modelPath ?? Self.defaultHaarCascade, &error, error.count)
+            case .centerface: cfd_centerface_create(modelPath, error, size)
+            case .yunet: cfd_yunet_create(modelPath, error, size)
+            case .haar: cfd_haar_create(modelPath ?? Self.defaultHaarCascade, error, size)
             }
-        guard let pointer else { throw .detector(cString(error)) }
+        }
+        guard let pointer else { throw .detector(message) }
         self.kind = kind
         self.handle = Mutex(Handle(pointer: pointer))
     }
@@ -41,11 +41,12 @@ public final class FaceDetector: Sendable {
     func detect(rgb: UnsafePointer<UInt8>, width: Int, height: Int, threshold: Double) throws(FaceCropError) -> [DetectedFace] {
         var faces = [CFDFace](repeating: CFDFace(), count: 2048)
         var count: Int32 = 0
-        var error = [CChar](repeating: 0, count: 512)
-        let rc = handle.withLock { h in
-            cfd_detect(h.pointer, rgb, Int32(width), Int32(height), Float(threshold), &faces, Int32(faces.count), &count, &error, error.count)
+        let (rc, message) = withErrorBuffer { error, size in
+            handle.withLock { h in
+                cfd_detect(h.pointer, rgb, Int32(width), Int32(height), Float(threshold), &faces, Int32(faces.count), &count, error, size)
+            }
         }
-        guard rc == 0 else { throw .detector(cString(error)) }
+        guard rc == 0 else { throw .detector(message) }
         return faces.prefix(Int(count)).map { f in
             let points: [Point]? =
                 f.has_landmarks == 0
@@ -59,9 +60,4 @@ public final class FaceDetector: Sendable {
                 score: Double(f.score), landmarks: points)
         }
     }
-}
-
-/// The NUL-terminated message a C shim wrote into `buffer`.
-func cString(_ buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -1,4 +1,5 @@
-// The only file that talks to libvips (through CVipsShim).
+// libvips through CVipsShim: opening, decoding, cutting, resizing and saving images. (Drawing.swift makes
+// images of RGB buffers with the shim too, and BatchRunner hashes files with its SHA-256.)
 import CVipsShim
 import FaceCropCore
 

@@ -1,4 +1,4 @@
-// The only file that talks to dlib (through CLandmarks).
+// dlib's 68-point landmarks, through CLandmarks (the only user of that shim).
 import CLandmarks
 import FaceCropCore
 import Glibc
@@ -32,10 +32,8 @@ public final class LandmarkFitter: Sendable {
     /// - Parameter cacheDirectory: where the raw copy of the model is kept (created if needed); nil for none.
     ///   A cache that cannot be read or written is ignored.
     public init(modelPath: String = LandmarkFitter.defaultModelPath, cacheDirectory: String? = LandmarkFitter.defaultCacheDirectory) throws(FaceCropError) {
-        var error = [CChar](repeating: 0, count: 512)
-        guard let pointer = clm_create(modelPath, cacheDirectory, &error, error.count) else {
-            throw .detector("the landmark model '\(modelPath)' cannot be loaded: \(cString(error))")
-        }
+        let (created, message) = withErrorBuffer { clm_create(modelPath, cacheDirectory, $0, $1) }
+        guard let pointer = created else { throw .detector("the landmark model '\(modelPath)' cannot be loaded: \(message)") }
         self.modelPath = modelPath
         self.pointCount = Int(clm_parts(pointer))
         self.loadedFromCache = clm_loaded_from_cache(pointer) != 0
@@ -91,11 +89,10 @@ public final class LandmarkFitter: Sendable {
 
     private func run(_ function: FitFunction, rgb: UnsafePointer<UInt8>, width: Int, height: Int, faceBox b: Rect) throws(FaceCropError) -> [Point] {
         var xy = [Float](repeating: 0, count: 2 * pointCount)
-        var error = [CChar](repeating: 0, count: 512)
-        let rc = function(
-            handle.pointer, rgb, Int32(width), Int32(height), Float(b.x), Float(b.y), Float(b.width), Float(b.height), &xy,
-            &error, error.count)
-        guard rc == 0 else { throw .detector("the face landmarks cannot be fitted: \(cString(error))") }
+        let (rc, message) = withErrorBuffer { error, size in
+            function(handle.pointer, rgb, Int32(width), Int32(height), Float(b.x), Float(b.y), Float(b.width), Float(b.height), &xy, error, size)
+        }
+        guard rc == 0 else { throw .detector("the face landmarks cannot be fitted: \(message)") }
         return (0..<pointCount).map { Point(x: Double(xy[2 * $0]), y: Double(xy[2 * $0 + 1])) }
     }
 }

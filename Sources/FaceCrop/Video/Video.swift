@@ -1,4 +1,4 @@
-// The only file that talks to FFmpeg (through CVideo), plus frame registration (through CFaceDetect).
+// FFmpeg's libraries through CVideo (the only user of that shim), plus frame registration (through CFaceDetect).
 import CFaceDetect
 import CVideo
 import FaceCropCore
@@ -94,13 +94,13 @@ final class VideoDecoder: @unchecked Sendable {
     /// Opens the video; frames of more than `maxPixels` are refused before any is decoded.
     init(_ path: String, maxPixels: Int, threads: Int = 0) throws(VideoError) {
         var handle: OpaquePointer?
-        var raw = CVInfo()
-        var error = [CChar](repeating: 0, count: 512)
-        let rc = Int(cv_open(path, Int32(threads), Int64(maxPixels), &handle, &raw, &error, error.count))
-        if rc == CV_TOO_LARGE {
+        var raw = VideoStreamInfo()
+        let (status, message) = withErrorBuffer { video_open(path, Int32(threads), Int64(maxPixels), &handle, &raw, $0, $1) }
+        let rc = Int(status)
+        if rc == VIDEO_TOO_LARGE {
             throw .frameTooLarge(path, width: Int(raw.coded_width), height: Int(raw.coded_height), limit: maxPixels)
         }
-        guard rc == CV_OK, let handle else { throw Self.error(rc, path: path, message: cString(error)) }
+        guard rc == VIDEO_OK, let handle else { throw Self.error(rc, path: path, message: message) }
         pointer = handle
         self.path = path
         let codec = withUnsafeBytes(of: raw.codec) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -109,7 +109,7 @@ final class VideoDecoder: @unchecked Sendable {
             fps: raw.fps, frameCount: raw.frame_count, codec: codec)
     }
 
-    deinit { cv_close(pointer) }
+    deinit { video_close(pointer) }
 
     /// The first frame at or after `time` (nil: the next one); nil at the end. Its greyscale copy is `grey`
     /// in size; its RGB copy, `rgb` in size, is made only when the frame is at or after `rgbFrom`.
@@ -118,17 +118,18 @@ final class VideoDecoder: @unchecked Sendable {
         var greyPixels = [UInt8](repeating: 0, count: grey.width * grey.height)
         var frameTime = 0.0
         var converted: Int32 = 0
-        var error = [CChar](repeating: 0, count: 512)
-        let rc = pixels.withUnsafeMutableBufferPointer { buffer in
-            greyPixels.withUnsafeMutableBufferPointer { g in
-                Int(
-                    cv_read(
-                        pointer, time ?? -1, rgbFrom, Int32(rgb?.width ?? 0), Int32(rgb?.height ?? 0), rgb == nil ? nil : buffer.baseAddress, &converted,
-                        Int32(grey.width), Int32(grey.height), g.baseAddress, &frameTime, &error, error.count))
+        let (rc, message) = withErrorBuffer { error, size in
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                greyPixels.withUnsafeMutableBufferPointer { g in
+                    Int(
+                        video_read(
+                            pointer, time ?? -1, rgbFrom, Int32(rgb?.width ?? 0), Int32(rgb?.height ?? 0), rgb == nil ? nil : buffer.baseAddress, &converted,
+                            Int32(grey.width), Int32(grey.height), g.baseAddress, &frameTime, error, size))
+                }
             }
         }
-        if rc == CV_END { return nil }
-        guard rc == CV_OK else { throw Self.error(rc, path: path, message: cString(error)) }
+        if rc == VIDEO_END { return nil }
+        guard rc == VIDEO_OK else { throw Self.error(rc, path: path, message: message) }
         let image = converted != 0 ? RGBImage(width: rgb!.width, height: rgb!.height, pixels: pixels) : nil
         return VideoFrame(time: frameTime, image: image, grey: greyPixels, greySize: grey)
     }
@@ -140,13 +141,13 @@ final class VideoDecoder: @unchecked Sendable {
 
     private static func error(_ rc: Int, path: String, message: String) -> VideoError {
         switch rc {
-        case CV_NOT_A_VIDEO: return .notAVideo(path, detail: message)
-        case CV_NO_VIDEO_STREAM: return .noVideoStream(path)
-        case CV_UNSUPPORTED_CODEC: return .unsupportedCodec(path, detail: message)
-        case CV_TRUNCATED: return .truncated(path)
-        case CV_NO_INDEX: return .noIndex(path)
-        case CV_DAMAGED: return .damaged(path, detail: message)
-        case CV_NO_FRAMES: return .noFrames(path)
+        case VIDEO_NOT_A_VIDEO: return .notAVideo(path, detail: message)
+        case VIDEO_NO_VIDEO_STREAM: return .noVideoStream(path)
+        case VIDEO_UNSUPPORTED_CODEC: return .unsupportedCodec(path, detail: message)
+        case VIDEO_TRUNCATED: return .truncated(path)
+        case VIDEO_NO_INDEX: return .noIndex(path)
+        case VIDEO_DAMAGED: return .damaged(path, detail: message)
+        case VIDEO_NO_FRAMES: return .noFrames(path)
         default: return .decoder(message)
         }
     }
@@ -159,14 +160,15 @@ enum Registration {
         var dx = 0.0
         var dy = 0.0
         var response = 0.0
-        var error = [CChar](repeating: 0, count: 512)
         let size = current.greySize
-        let rc = previous.grey.withUnsafeBufferPointer { a in
-            current.grey.withUnsafeBufferPointer { b in
-                cfd_phase_correlate(a.baseAddress, b.baseAddress, Int32(size.width), Int32(size.height), &dx, &dy, &response, &error, error.count)
+        let (rc, message) = withErrorBuffer { error, errorSize in
+            previous.grey.withUnsafeBufferPointer { a in
+                current.grey.withUnsafeBufferPointer { b in
+                    cfd_phase_correlate(a.baseAddress, b.baseAddress, Int32(size.width), Int32(size.height), &dx, &dy, &response, error, errorSize)
+                }
             }
         }
-        guard rc == 0 else { throw .decoder("registration failed: \(cString(error))") }
+        guard rc == 0 else { throw .decoder("registration failed: \(message)") }
         return (Shift(x: dx, y: dy), response)
     }
 }

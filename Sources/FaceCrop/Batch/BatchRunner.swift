@@ -1,0 +1,235 @@
+// Batch mode: many inputs, several outputs each from one decode and one detection, incremental through a
+// small manifest beside each input's outputs, in parallel on a fixed number of threads.
+import CVipsShim
+import FaceCropCore
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// Runs a batch: `process` handles one input; `run` spreads inputs over threads.
+public struct BatchRunner: Sendable {
+    public let cropper: FaceCropper
+    public let settings: BatchSettings
+
+    public init(cropper: FaceCropper, settings: BatchSettings) {
+        self.cropper = cropper
+        self.settings = settings
+    }
+
+    /// Processes every input on `jobs` threads; `report` is called (serially) as each finishes. Records come
+    /// back in input order. With `failFast`, no new input starts after a failure.
+    public func run(_ inputs: [BatchInput], jobs: Int, failFast: Bool, report: @escaping @Sendable (BatchRecord) -> Void) -> [BatchRecord] {
+        let records = Mutex([BatchRecord?](repeating: nil, count: inputs.count))
+        concurrentForEach(inputs.count, jobs: jobs) { index in
+            let record = process(inputs[index])
+            records.withLock { r in
+                r[index] = record
+                report(record)
+            }
+            return !(failFast && record.status == .failed)
+        }
+        return records.withLock { $0.compactMap { $0 } }
+    }
+
+    /// One input: skip it when its manifest is current, else analyse it once and write every output.
+    public func process(_ input: BatchInput) -> BatchRecord {
+        let manifestPath = settings.manifestPath(for: input)
+        var written = [String]()
+        do throws(FaceCropError) {
+            try InputCheck.readableFile(input.path, maxBytes: cropper.maxFileSize)
+            let (fileSize, modified) = Self.sizeAndTime(input.path)
+            var sha: String?
+            let folder = settings.folder(for: input)
+            if !settings.force, let old = Self.readManifest(manifestPath), old.version == FaceCropper.version,
+                old.options == settings.optionsKey
+            {
+                var sameBytes = old.size == fileSize && old.modified == modified
+                if !sameBytes { sameBytes = try Self.sha256(input.path, into: &sha) == old.sha256 }
+                let outputs = old.outputs.map { o in o.moved(to: "\(folder)/\(o.path)") }
+                if sameBytes, outputs.allSatisfy({ Self.isComplete($0.path, bytes: $0.bytes, format: $0.format) }) {
+                    return BatchRecord(input: input.path, status: .skipped, faces: old.faces, outputs: outputs)
+                }
+            }
+            let analysis = try cropper.screen(cropper.analyze(input.path), minimum: settings.crop.minQuality)
+            if !settings.dryRun { try Self.makeDirectories(folder) }
+            // Specs that differ only in format share one plan, one cut and one resize; each format is encoded
+            // from it. Outputs keep the specs' order.
+            var groups = [[Int]]()
+            for (i, spec) in settings.specs.enumerated() {
+                let same = { (g: [Int]) in settings.specs[g[0]].aspect == spec.aspect && settings.specs[g[0]].size == spec.size }
+                if let g = groups.firstIndex(where: same) { groups[g].append(i) } else { groups.append([i]) }
+            }
+            // Larger sizes first: smaller ones of the same crop are resized from them (`RenderedCrops`).
+            let planned = try groups.map { (group) throws(FaceCropError) in
+                let options = settings.options(for: settings.specs[group[0]])
+                let crop = try cropper.plan(analysis, options: options)
+                return (group, options, crop, FaceCropper.outputSize(for: crop.rect, options))
+            }.sorted { $0.3.width * $0.3.height > $1.3.width * $1.3.height }
+            let rendered = FaceCropper.RenderedCrops()
+            var found = [BatchOutput?](repeating: nil, count: settings.specs.count)
+            var paths = Set<String>()
+            for (group, options, crop, size) in planned {
+                // Widths a crop cannot fill without enlarging give the same file: written once, listed once.
+                let todo = group.map { ($0, "\(folder)/\(settings.outputName(for: input, spec: settings.specs[$0], size: size))") }
+                    .filter { paths.insert($0.1).inserted }
+                if !settings.dryRun {
+                    _ = try cropper.write(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs, rendered: rendered) {
+                        written.append($0)
+                    }
+                }
+                for (i, path) in todo {
+                    found[i] = BatchOutput(
+                        path: path, format: settings.specs[i].format, width: size.width, height: size.height,
+                        bytes: settings.dryRun ? 0 : Self.fileSize(path), aspect: crop.aspect, crop: crop.rect,
+                        cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, notEnlarged: FaceCropper.notEnlarged(size, crop: crop.rect, options))
+                }
+            }
+            let outputs = found.compactMap { $0 }
+            if !settings.dryRun {
+                let manifest = Manifest(
+                    version: FaceCropper.version, input: input.key, sha256: try Self.sha256(input.path, into: &sha),
+                    size: fileSize, modified: modified, options: settings.optionsKey,
+                    faces: analysis.faces.count, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
+                try Self.writeManifest(manifest, to: manifestPath, inputs: settings.inputs)
+            }
+            return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, outputs: outputs)
+        } catch {
+            // A failed input leaves nothing: remove what it wrote before failing.
+            for path in written { unlink(path) }
+            return BatchRecord(input: input.path, status: .failed, error: error.description, exitCode: error.exitCode)
+        }
+    }
+
+    /// Deletes temporary files left in the output folder by facecrop processes that were killed: only regular
+    /// files of ours (same user) named exactly as `AtomicFile` names them, whose writer is gone. Symbolic links
+    /// are neither followed nor deleted.
+    public func removeStaleTemporaryFiles() -> [String] {
+        var removed = [String]()
+        func visit(_ folder: String, depth: Int) {
+            guard depth <= BatchInputs.maxDepth else { return }
+            for name in BatchInputs.entries(folder, hidden: true) {
+                let path = "\(folder)/\(name)"
+                var st = stat()
+                guard lstat(path, &st) == 0 else { continue }
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR: visit(path, depth: depth + 1)
+                case S_IFREG where st.st_uid == getuid() && AtomicFile.isStaleTemporary(name):
+                    if unlink(path) == 0 { removed.append(path) }
+                default: break
+                }
+            }
+        }
+        visit(settings.outputDirectory, depth: 0)
+        return removed
+    }
+
+    /// The outputs recorded in the manifests under the output folder, by identity: a later run never takes
+    /// them for inputs (when the output folder is, or is inside, an input folder).
+    public static func recordedOutputs(under outputDirectory: String) -> Set<FileIdentity> {
+        var found = Set<FileIdentity>()
+        func visit(_ folder: String, depth: Int) {
+            guard depth <= BatchInputs.maxDepth else { return }
+            let manifests = "\(folder)/.facecrop"
+            if BatchInputs.isDirectory(manifests) {
+                for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
+                    guard let manifest = readManifest("\(manifests)/\(name)") else { continue }
+                    for output in manifest.outputs {
+                        if let id = FileIdentity("\(folder)/\(output.path)") { found.insert(id) }
+                    }
+                }
+            }
+            for name in BatchInputs.entries(folder) {
+                var st = stat()
+                if lstat("\(folder)/\(name)", &st) == 0, st.st_mode & S_IFMT == S_IFDIR { visit("\(folder)/\(name)", depth: depth + 1) }
+            }
+        }
+        visit(outputDirectory, depth: 0)
+        return found
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : -1
+    }
+
+    /// An output is complete when it has the size it was written with and starts as its format does.
+    static func isComplete(_ path: String, bytes: Int, format: ImageFormat) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == bytes else { return false }
+        let announced = InputCheck.announcedFormat(path)
+        switch format {
+        case .jpeg: return announced == "JPEG"
+        case .png: return announced == "PNG"
+        case .webp: return announced == "WebP"
+        case .tiff: return announced == "TIFF"
+        case .heif, .avif: return announced == "HEIF"
+        }
+    }
+
+    /// Deletes the outputs and manifests of inputs not in `inputs` (every manifest under the output folder).
+    /// Returns the deleted output paths.
+    public func prune(keeping inputs: [BatchInput]) -> [String] {
+        let keep = Set(inputs.map(\.key))
+        var deleted = [String]()
+        func visit(_ folder: String) {
+            let manifests = "\(folder)/.facecrop"
+            if BatchInputs.isDirectory(manifests) {
+                for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
+                    let path = "\(manifests)/\(name)"
+                    guard let manifest = Self.readManifest(path), !keep.contains(manifest.input) else { continue }
+                    for output in manifest.outputs where unlink("\(folder)/\(output.path)") == 0 { deleted.append("\(folder)/\(output.path)") }
+                    unlink(path)
+                }
+            }
+            for name in BatchInputs.entries(folder) where BatchInputs.isDirectory("\(folder)/\(name)") { visit("\(folder)/\(name)") }
+        }
+        visit(settings.outputDirectory)
+        return deleted
+    }
+
+    /// The file's SHA-256, computed once: kept in `cache`.
+    static func sha256(_ path: String, into cache: inout String?) throws(FaceCropError) -> String {
+        if let cache { return cache }
+        let value = try sha256(path)
+        cache = value
+        return value
+    }
+
+    static func sizeAndTime(_ path: String) -> (Int64, Int64) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return (-1, -1) }
+        return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+    }
+
+    public static func sha256(_ path: String) throws(FaceCropError) -> String {
+        var hex = [CChar](repeating: 0, count: 65)
+        guard fc_sha256_file(path, &hex) == 0 else { throw .inputUnreadable(path, reason: errorText(errno)) }
+        return String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func readManifest(_ path: String) -> Manifest? {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return nil }
+        return try? JSONDecoder().decode(Manifest.self, from: data)
+    }
+
+    static func writeManifest(_ manifest: Manifest, to path: String, inputs: InputSet) throws(FaceCropError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(manifest) else { throw .imageProcessing("cannot encode the manifest") }
+        try makeDirectories(OutputCheck.directory(of: path))
+        try OutputCheck.destination(path, inputs: inputs)
+        try AtomicFile.write([UInt8](data), to: path)
+    }
+
+    /// mkdir -p.
+    public static func makeDirectories(_ path: String) throws(FaceCropError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/\(part)"
+            if mkdir(current, 0o777) != 0 && errno != EEXIST {
+                throw .outputNotWritable(current, reason: errorText(errno))
+            }
+        }
+        if !BatchInputs.isDirectory(path) { throw .outputNotWritable(path, reason: "it is not a folder") }
+    }
+}

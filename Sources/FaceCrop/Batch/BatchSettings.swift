@@ -1,0 +1,167 @@
+// What a batch writes for each input: output specs, names, records, manifests.
+import FaceCropCore
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// One output per input: an aspect, an exact size, a width or the crop's own size, and a format.
+public struct OutputSpec: Sendable, Hashable {
+    public var aspect: Aspect
+    public var size: OutputSize?
+    public var format: ImageFormat
+    public init(aspect: Aspect, size: OutputSize?, format: ImageFormat = .jpeg) {
+        self.aspect = aspect
+        self.size = size
+        self.format = format
+    }
+}
+
+/// One file written for an input: in reports, manifests and the site manifest.
+public struct BatchOutput: Codable, Sendable, Equatable {
+    public var path: String
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    /// Its size in bytes when written: an output of another size (truncated, replaced) is redone.
+    public var bytes: Int
+    /// The aspect asked ("16:9", "original": the input's).
+    public var aspect: String
+    /// The rectangle of the (upright) input it shows.
+    public var crop: PixelRect
+    /// Faces (0-based, in the input's face order) that could not fit in the crop and are cut.
+    public var cutFaces: [Int]?
+    /// True when the output was asked larger than the crop and kept the crop's size (`CropOptions.withoutEnlargement`).
+    public var notEnlarged: Bool?
+}
+
+/// What happened to one input: a line of the `--report` file.
+public struct BatchRecord: Codable, Sendable {
+    public enum Status: String, Codable, Sendable { case done, skipped, failed }
+    public var input: String
+    public var status: Status
+    public var faces: Int?
+    public var outputs: [BatchOutput]?
+    public var error: String?
+    public var exitCode: Int32?
+
+    public init(input: String, status: Status, faces: Int? = nil, outputs: [BatchOutput]? = nil, error: String? = nil, exitCode: Int32? = nil) {
+        (self.input, self.status, self.faces, self.outputs, self.error, self.exitCode) = (input, status, faces, outputs, error, exitCode)
+    }
+}
+
+/// Kept beside an input's outputs: if a later run finds the same version, input bytes and options, and
+/// the outputs still there, the input is skipped. Output paths are relative to the manifest's output
+/// folder, so a moved output tree stays valid.
+struct Manifest: Codable {
+    var version: String
+    var input: String
+    var sha256: String
+    /// The input's size and modification time (ns) when it was hashed: when both are unchanged the bytes are
+    /// taken as unchanged without reading them (rsync's quick check); otherwise the hash decides.
+    var size: Int64
+    var modified: Int64
+    var options: String
+    var faces: Int
+    /// Paths relative to the manifest's output folder.
+    var outputs: [BatchOutput]
+}
+
+public struct BatchSettings: Sendable {
+    public var outputDirectory: String
+    public var specs: [OutputSpec]
+    /// Crop options shared by every output (aspect and size come from each spec).
+    public var crop: CropOptions
+    /// Output file name: {stem} {ext} {width} {height} {aspect}.
+    public var nameTemplate = "{stem}-{width}x{height}.{ext}"
+    /// Everything that changes the outputs, as text: a manifest written with other options is stale.
+    public var optionsKey: String
+    public var force = false
+    public var dryRun = false
+    /// Every input of the run, by identity: no output or manifest may be one of them.
+    public var inputs = InputSet()
+
+    public init(outputDirectory: String, specs: [OutputSpec], crop: CropOptions, optionsKey: String) {
+        self.outputDirectory = outputDirectory
+        self.specs = specs
+        self.crop = crop
+        self.optionsKey = optionsKey
+    }
+
+    /// The crop options of one output.
+    public func options(for spec: OutputSpec) -> CropOptions {
+        var options = crop
+        options.aspect = spec.aspect
+        options.size = spec.size
+        return options
+    }
+
+    public func folder(for input: BatchInput) -> String {
+        input.subfolder.isEmpty ? outputDirectory : "\(outputDirectory)/\(input.subfolder)"
+    }
+
+    func manifestPath(for input: BatchInput) -> String { "\(folder(for: input))/.facecrop/\(input.fileName).json" }
+
+    /// The output file name; `size` nil names what the spec knows before any work (its exact size, its width)
+    /// and puts "W" and "H" with the aspect for the rest (for clash checks: crops of two aspects differ in size).
+    public func outputName(for input: BatchInput, spec: OutputSpec, size: ImageSize?) -> String {
+        let aspect = spec.aspect.description.replacingOccurrences(of: ":", with: "x")
+        let (width, height): (String, String) =
+            switch (size, spec.size) {
+            case (let size?, _): (String(size.width), String(size.height))
+            case (nil, .exact(let w, let h)?): (String(w), String(h))
+            case (nil, .width(let w)?): (String(w), "H\(aspect)")
+            case (nil, nil): ("W\(aspect)", "H\(aspect)")
+            }
+        return nameTemplate.replacingOccurrences(of: "{stem}", with: input.stem)
+            .replacingOccurrences(of: "{ext}", with: spec.format.fileExtension)
+            .replacingOccurrences(of: "{width}", with: width)
+            .replacingOccurrences(of: "{height}", with: height)
+            .replacingOccurrences(of: "{aspect}", with: aspect)
+    }
+
+    /// The output paths known before any work: those of exact sizes.
+    public func exactOutputPaths(_ inputs: [BatchInput]) -> [String] {
+        inputs.flatMap { input in
+            specs.compactMap { spec -> String? in
+                guard case .exact = spec.size, !crop.withoutEnlargement else { return nil }
+                return "\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))"
+            }
+        }
+    }
+
+    /// Output paths that two inputs would share (checked before any work), as "path" → inputs.
+    public func clashes(_ inputs: [BatchInput]) -> [String: [String]] {
+        var owners = [String: [String]]()
+        for input in inputs {
+            for spec in specs { owners["\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))", default: []].append(input.path) }
+        }
+        return owners.filter { $0.value.count > 1 }
+    }
+}
+
+extension BatchOutput {
+    func moved(to path: String) -> BatchOutput {
+        var o = self
+        o.path = path
+        return o
+    }
+}
+
+extension ImageFormat {
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .webp: "webp"
+        case .tiff: "tif"
+        case .heif: "heic"
+        case .avif: "avif"
+        }
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

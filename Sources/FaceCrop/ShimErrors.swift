@@ -1,0 +1,14 @@
+// The C shims' error messages: the buffer each failing call writes its message into, and reading it.
+
+/// The NUL-terminated message a C shim wrote into `buffer`.
+func cString(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Calls a shim function that reports a failure as a message in a buffer it is handed (pointer and size):
+/// its result, and the message (empty when it wrote none). The one place the shims' error buffers are made.
+func withErrorBuffer<R>(_ call: (UnsafeMutablePointer<CChar>, Int) -> R) -> (result: R, message: String) {
+    var buffer = [CChar](repeating: 0, count: 512)
+    let result = buffer.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }
+    return (result, cString(buffer))
+}
