@@ -261,3 +261,19 @@ public enum CropPlanner {
         return clampedInt(min(max(ideal, lo), hi))
     }
 }
+
+/// The warning for faces a crop cuts: one wording for `crop` and `batch`, agreeing with `regionFits`.
+public enum CutFaces {
+    /// nil when no face is cut. `cut` holds 0-based indices; `regionFits` is the plan's: when the faces the
+    /// strategy frames fit, the cut ones are those it leaves out, which the warning says instead of "cannot fit".
+    public static func warning(input: String, cut: [Int], faceCount: Int, aspect: String, strategy: CropStrategy, regionFits: Bool) -> String? {
+        guard !cut.isEmpty else { return nil }
+        let list = cut.map { "#\($0 + 1)" }.joined(separator: ", ")
+        let (face, verb) = cut.count == 1 ? ("face", "is") : ("faces", "are")
+        if regionFits && strategy != .all {
+            let framed = strategy == .largest ? "only the largest face" : "the faces around their average"
+            return "Warning: \(input): \(face) \(list) of \(faceCount) \(verb) cut from the \(aspect) crop: --strategy \(strategy.rawValue) frames \(framed)."
+        }
+        return "Warning: \(input): \(face) \(list) of \(faceCount) cannot fit in a \(aspect) crop and \(verb) cut."
+    }
+}

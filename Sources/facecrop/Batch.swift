@@ -175,13 +175,13 @@ struct Batch: ParsableCommand {
         }
         for record in problems { printError("Error: \(record.error ?? record.input)") }
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
-        let (dryRun, json) = (self.dryRun, detection.json)
+        let (dryRun, json, strategy) = (self.dryRun, detection.json, common.strategy)
         let records =
             problems
             + runner.run(chosen, jobs: try inputs.jobs, failFast: failFast) { record in
                 progress.clear()
                 if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
-                for warning in Self.cutFaceWarnings(record) { printError(warning) }
+                for warning in Self.cutFaceWarnings(record, strategy: strategy) { printError(warning) }
                 if json {
                     if let line = try? Self.jsonLine(record) { print(line) }
                 } else if dryRun {
@@ -216,12 +216,12 @@ struct Batch: ParsableCommand {
     }
 
     /// As a single crop warns: one line per aspect whose crop cuts faces.
-    static func cutFaceWarnings(_ record: BatchRecord) -> [String] {
+    static func cutFaceWarnings(_ record: BatchRecord, strategy: CropStrategy) -> [String] {
         var seen = Set<String>()
         return (record.outputs ?? []).compactMap { o in
             guard let cut = o.cutFaces, seen.insert(o.aspect).inserted else { return nil }
-            let list = cut.map { "#\($0 + 1)" }.joined(separator: ", ")
-            return "Warning: \(record.input): face \(list) of \(record.faces ?? 0) cannot fit in a \(o.aspect) crop and is cut."
+            return CutFaces.warning(
+                input: record.input, cut: cut, faceCount: record.faces ?? 0, aspect: o.aspect, strategy: strategy, regionFits: o.regionFits ?? false)
         }
     }
 

@@ -132,9 +132,11 @@ struct Crop: ParsableCommand {
         } else {
             printLine(Self.summary(report))
         }
-        if let crop = report.crop, !crop.cutFaces.isEmpty {
-            let list = crop.cutFaces.map { "#\($0 + 1)" }.joined(separator: ", ")
-            printError("Warning: \(input): face \(list) of \(report.faces.count) cannot fit in a \(crop.aspect) crop and is cut.")
+        if let crop = report.crop,
+            let warning = CutFaces.warning(
+                input: input, cut: crop.cutFaces, faceCount: report.faces.count, aspect: crop.aspect, strategy: crop.strategy, regionFits: crop.regionFits)
+        {
+            printError(warning)
         }
     }
 

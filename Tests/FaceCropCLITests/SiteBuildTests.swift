@@ -235,6 +235,12 @@ struct SiteBuildTests {
             let batch = try runBatch(
                 ["photos/group.jpg", "--aspect", "1:4", "--margin", "0", "--output-dir", "out", "--format", "jpg", "--format", "webp"], in: dir)
             #expect(batch.status == 0 && batch.stderrLines == [warning], "\(batch)")
+            // A face left out by --strategy largest is not one that "cannot fit": the warning says which, as
+            // regionFits does in the report.
+            let largest = try runFaceCrop(["photos/group.jpg", "--aspect", "1:1", "--strategy", "largest", "--dry-run", "--json"], in: dir)
+            let crop = try #require(try parseJSONObject(largest.stdout).object("crop"))
+            #expect(crop["regionFits"] as? Bool == true && (crop["cutFaces"] as? [Any])?.isEmpty == false, "\(crop)")
+            #expect(largest.stderrLines.count == 1 && largest.stderr.contains("--strategy largest frames only the largest face"), "\(largest)")
         }
     }
 }

@@ -81,7 +81,8 @@ public struct BatchRunner: Sendable {
                     found[i] = BatchOutput(
                         path: path, format: settings.specs[i].format, width: size.width, height: size.height,
                         bytes: settings.dryRun ? 0 : Self.fileSize(path), aspect: crop.aspect, crop: crop.rect,
-                        cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, notEnlarged: FaceCropper.notEnlarged(size, crop: crop.rect, options))
+                        cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces,
+                        regionFits: crop.cutFaces.isEmpty ? nil : crop.regionFits, notEnlarged: FaceCropper.notEnlarged(size, crop: crop.rect, options))
                 }
             }
             let outputs = found.compactMap { $0 }

@@ -28,8 +28,10 @@ public struct BatchOutput: Codable, Sendable, Equatable {
     public var aspect: String
     /// The rectangle of the (upright) input it shows.
     public var crop: PixelRect
-    /// Faces (0-based, in the input's face order) that could not fit in the crop and are cut.
+    /// Faces (0-based, in the input's face order) the crop cuts, and whether the faces the strategy frames fit
+    /// (as in the crop report): both absent when no face is cut.
     public var cutFaces: [Int]?
+    public var regionFits: Bool?
     /// True when the output was asked larger than the crop and kept the crop's size (`CropOptions.withoutEnlargement`).
     public var notEnlarged: Bool?
 }
