@@ -302,6 +302,16 @@ struct BestFrameFailureTests {
         }
     }
 
+    /// `--frames N` divides the clip into N equal slots and takes the frame nearest each slot's centre (the
+    /// first frame that starts at most half a frame before it). best.mp4: 2.0 s at 30 fps; with 8 slots the
+    /// centres fall between frames, and the nearest is sometimes the earlier one (0.375 s: frame 11, 0.3667 s).
+    @Test func sampledFramesAreTheNearestToTheSlotCentres() throws {
+        let (report, _) = try bestFrame(["best.mp4", "--frames", "8", "--no-still"])
+        let times = report.frames.compactMap { $0.num("time") }
+        let expected = (0..<8).map { ((Double($0) + 0.5) * 0.25 * 30).rounded() / 30 }
+        #expect(times.count == 8 && zip(times, expected).allSatisfy { abs($0 - $1) < 0.001 }, "\(times) against \(expected)")
+    }
+
     @Test func noFaceStillReportsEveryFrame() throws {
         let (report, run) = try bestFrame(["noface.mp4"], expectStatus: 2)
         #expect(report.string("outcome") == "noFace")

@@ -45,7 +45,8 @@ int video_open(const char *path, int threads, int64_t max_pixels, VideoHandle **
             size_t error_size);
 void video_close(VideoHandle *video);
 
-/// Decodes the first frame at or after `at` seconds (within half a frame; at < 0: the next frame), seeking
+/// Decodes the frame nearest `at` seconds: the first that starts at most half a frame before it (a tie goes
+/// to the earlier frame; at < 0: the next frame), seeking
 /// when that is cheaper than decoding forward. Writes it, in display orientation, as packed 8-bit RGB of
 /// rgb_width x rgb_height into `rgb` when `rgb` is not NULL and the frame's time is at or after `rgb_from`
 /// (within half a frame; *converted then 1), and as 8-bit greyscale of grey_width x grey_height into `grey`

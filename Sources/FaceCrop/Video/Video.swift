@@ -111,7 +111,7 @@ final class VideoDecoder: @unchecked Sendable {
 
     deinit { video_close(pointer) }
 
-    /// The first frame at or after `time` (nil: the next one); nil at the end. Its greyscale copy is `grey`
+    /// The frame nearest `time`, the first that starts at most half a frame before it (nil: the next one); nil at the end. Its greyscale copy is `grey`
     /// in size; its RGB copy, `rgb` in size, is made only when the frame is at or after `rgbFrom`.
     func read(at time: Double?, rgbFrom: Double, rgb: ImageSize?, grey: ImageSize) throws(VideoError) -> VideoFrame? {
         var pixels = [UInt8](repeating: 0, count: rgb.map { $0.width * $0.height * 3 } ?? 0)
