@@ -44,6 +44,16 @@ ff -loop 1 -framerate 30 -t 2 -i "$hopper" -filter_complex \
    [b]trim=start_frame=30:end_frame=60,setpts=PTS-STARTPTS,crop=480:480:240:100,gblur=sigma=3[rest];
    [pan][rest]concat=n=2:v=1:a=0,setsar=1[v]" -map "[v]" -r 30 "${x264[@]}" "$out/settle.mp4"
 
+# focus.mp4: 1 s at 30 fps, a still 480x300 window of the portrait whose focus jumps every 3 frames between
+# sharp and a gaussian blur of sigma 2 to 8: the content never moves, so every registered shift should be 0.
+sigmas=(0.01 4 0.01 6 0.01 3 0.01 8 0.01 2)
+graph="[0:v]split=10$(printf '[s%d]' $(seq 0 9));"
+for i in "${!sigmas[@]}"; do
+  graph+="[s$i]trim=start_frame=$((i * 3)):end_frame=$((i * 3 + 3)),setpts=PTS-STARTPTS,crop=480:300:0:40,gblur=sigma=${sigmas[$i]},setsar=1[c$i];"
+done
+graph+="$(printf '[c%d]' $(seq 0 9))concat=n=10:v=1:a=0[v]"
+ff -loop 1 -framerate 30 -t 1 -i "$hopper" -filter_complex "$graph" -map "[v]" -r 30 "${x264[@]}" "$out/focus.mp4"
+
 # pan.mp4: a 480x360 window over Obama's portrait enlarged to 960x1248 moves 4 px right and 2 px up per frame
 # for frames 0...20, then stays: the content shifts by (-4, +2) per frame, then (0, 0). 1.5 s at 30 fps.
 ff -loop 1 -framerate 30 -t 1.5 -i "$obama" \

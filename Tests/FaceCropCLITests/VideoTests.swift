@@ -328,6 +328,18 @@ struct BestFrameFailureTests {
         #expect(run.status == 64, "\(run)")
     }
 
+    /// A change of focus is not a movement: registration stays under half a pixel on focus.mp4, whose still
+    /// picture jumps between sharp and blurred (sigma 2 to 8) every 3 frames.
+    @Test func focusChangesRegisterAsNoShift() throws {
+        let run = try runFaceCrop(["stability", "focus.mp4", "--json"], in: try TestVideos.dir())
+        #expect(run.status == 0, "\(run)")
+        let shifts = try parseJSONObject(run.stdout).frames.compactMap { $0.object("shift") }
+        #expect(shifts.count == 29)
+        for (i, s) in shifts.enumerated() {
+            #expect(abs(s.num("x") ?? .infinity) < 0.5 && abs(s.num("y") ?? .infinity) < 0.5, "frame \(i + 1): \(s)")
+        }
+    }
+
     @Test func stabilityOfABadInput() throws {
         let run = try runFaceCrop(["stability", "text.mp4"], in: try TestVideos.dir())
         #expect(run.status == 65)
