@@ -140,7 +140,7 @@ struct Batch: ParsableCommand {
             )
             throw ExitCode(66)
         }
-        settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []))
+        settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
             let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"
@@ -151,16 +151,14 @@ struct Batch: ParsableCommand {
         // output folder (created now, so a folder that cannot be made fails at once).
         try reportingErrors { () throws(FaceCropError) in
             if let input = settings.inputs.input(at: outputDir) { throw .outputSameAsInput(input) }
-            for path in settings.exactOutputPaths(all) where settings.inputs.input(at: path) != nil { throw .outputSameAsInput(path) }
+            for path in settings.knownOutputPaths(all) where settings.inputs.input(at: path) != nil { throw .outputSameAsInput(path) }
             // Reports go where they are asked: their folders are made.
             for path in [report, siteManifest].compactMap({ $0 }) {
                 let folder = String(path.prefix(upTo: path.lastIndex(of: "/") ?? path.startIndex))
                 if !folder.isEmpty { try BatchRunner.makeDirectories(folder) }
                 try OutputCheck.destination(path, inputs: settings.inputs, allowStreams: true)
             }
-            if let report, let siteManifest, FileIdentity(report) != nil, FileIdentity(report) == FileIdentity(siteManifest) {
-                throw .outputsClash(report, siteManifest)
-            }
+            try OutputCheck.distinct([report, siteManifest].compactMap { $0 })
             if !self.dryRun {
                 try BatchRunner.makeDirectories(outputDir)
                 if access(outputDir, W_OK) != 0 { throw .outputNotWritable(outputDir, reason: String(cString: strerror(errno)).lowercased()) }

@@ -85,6 +85,8 @@ struct DetectionOptions: ParsableArguments {
 
     @Option(help: "Model file for the detector: a CenterFace or YuNet .onnx (instead of the built-in one) or a Haar cascade .xml.")
     var model: String?
+    /// Files read besides the images, which no output may be.
+    var readFiles: [String] { model.map { [$0] } ?? [] }
 
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse inputs with more pixels than this (decompression bombs).")
     var maxPixelsText = NumberText(FaceCropper.defaultMaxPixels)

@@ -40,7 +40,7 @@ struct Rank: ParsableCommand {
         Interruption.install()
         let collected = try inputs.collect()
         let paths = collected.inputs.map(\.path)
-        let protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []))
+        let protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
         // The sheet and the copies are checked against every input before any work.
         try reportingErrors { () throws(FaceCropError) in
             if let sheet {
@@ -54,6 +54,12 @@ struct Rank: ParsableCommand {
                     if let input = paths.first(where: { FileIdentity(Self.folder($0)) == folder }) {
                         throw .outputFolderHoldsInput(copyTo, input: input)
                     }
+                }
+                // The folder is made now, as batch makes its output folder, so one that cannot be made or
+                // written fails before the ranking rather than after it.
+                if !paths.isEmpty {
+                    try BatchRunner.makeDirectories(copyTo)
+                    if access(copyTo, W_OK) != 0 { throw .outputNotWritable(copyTo, reason: String(cString: strerror(errno)).lowercased()) }
                 }
             }
         }

@@ -28,6 +28,16 @@ struct HostilePathTests {
         ["best-frame", "clip.mp4", "-o", "clip.jpg"],
         ["best-frame", "clip.mp4", "-o", "x.jpg", "--contact-sheet", "./x.jpg"],
         ["photos/a.jpg", "-o", "fifo.jpg"],
+        // The model file is read too: no output may replace it.
+        ["batch", "photos", "--output-dir", "out", "--detector", "yunet", "--model", "model.onnx", "--report", "model.onnx"],
+        ["photos/a.jpg", "--detector", "yunet", "--model", "model.jpg", "-o", "./model.jpg"],
+        ["annotate", "photos/a.jpg", "--detector", "yunet", "--model", "model.jpg", "-o", "model.jpg"],
+        ["rank", "photos", "--detector", "yunet", "--model", "model.jpg", "--sheet", "model.jpg"],
+        // A name that does not depend on the crop's size is known, and checked, before any work.
+        ["batch", "photos/a.jpg", "--output-dir", "photos", "--name", "a.jpg", "--aspect", "1:1"],
+        ["batch", "photos/a.jpg", "--output-dir", "photos", "--name", "{stem}.jpg", "--width", "64", "--no-enlarge"],
+        // Two reports that are one file, before either exists.
+        ["batch", "photos", "--output-dir", "out", "--report", "r.json", "--site-manifest", "./r.json"],
     ])
     func writingOverAnInputOrANodeIsRefusedBeforeAnyWork(_ args: [String]) throws {
         try withScratch { dir in
@@ -39,11 +49,16 @@ struct HostilePathTests {
             try copySample("Samples/portrait.png", to: dir, as: "clip.jpg")
             let still = try FileSnapshot(dir.appendingPathComponent("clip.jpg"))
             mkfifo(dir.appendingPathComponent("fifo.jpg").path, 0o644)
+            let model = try FileSnapshot(copySample("Models/face_detection_yunet_2023mar.onnx", to: dir, as: "model.onnx"))
+            let modelJPG = try FileSnapshot(copySample("Models/face_detection_yunet_2023mar.onnx", to: dir, as: "model.jpg"))
             let r = try runFaceCrop(args, in: dir)
             #expect(r.status == 64, "\(r)")
             #expect(r.stderrLines.count == 1, "\(r)")
             #expect(try FileSnapshot(dir.appendingPathComponent("photos/a.jpg")) == before)
             #expect(try FileSnapshot(dir.appendingPathComponent("clip.jpg")) == still)
+            #expect(try FileSnapshot(dir.appendingPathComponent("model.onnx")) == model)
+            #expect(try FileSnapshot(dir.appendingPathComponent("model.jpg")) == modelJPG)
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r.json").path))
             var st = stat()
             #expect(lstat(dir.appendingPathComponent("fifo.jpg").path, &st) == 0 && st.st_mode & S_IFMT == S_IFIFO)
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "work began: \(r)")
@@ -90,6 +105,9 @@ struct HostilePathTests {
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
             let r2 = try runFaceCrop(["batch", "photos", "--output-dir", "file/out"], in: dir)
             #expect(r2.status == 73 && r2.stderrLines.count == 1 && !r2.stderr.contains("CocoaError"), "\(r2)")
+            // rank's --copy-to folder likewise: refused before the ranking is printed.
+            let r3 = try runFaceCrop(["rank", "photos", "--copy-to", "file/best", "-q"], in: dir)
+            #expect(r3.status == 73 && r3.stderrLines.count == 1 && r3.stdout.isEmpty, "\(r3)")
         }
     }
 

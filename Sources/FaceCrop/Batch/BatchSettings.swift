@@ -121,13 +121,25 @@ public struct BatchSettings: Sendable {
             .replacingOccurrences(of: "{aspect}", with: aspect)
     }
 
-    /// The output paths known before any work: those of exact sizes.
-    public func exactOutputPaths(_ inputs: [BatchInput]) -> [String] {
+    /// The output paths known before any work: those whose name does not depend on the crop's size (exact
+    /// sizes, a width when the name has no height, a name without either), checked against the inputs first.
+    public func knownOutputPaths(_ inputs: [BatchInput]) -> [String] {
         inputs.flatMap { input in
             specs.compactMap { spec -> String? in
-                guard case .exact = spec.size, !crop.withoutEnlargement else { return nil }
+                guard nameKnownBeforeWork(spec) else { return nil }
                 return "\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))"
             }
+        }
+    }
+
+    func nameKnownBeforeWork(_ spec: OutputSpec) -> Bool {
+        let (usesWidth, usesHeight) = (nameTemplate.contains("{width}"), nameTemplate.contains("{height}"))
+        if !usesWidth && !usesHeight { return true }
+        if crop.withoutEnlargement { return false }
+        switch spec.size {
+        case .exact?: return true
+        case .width?: return !usesHeight
+        case nil: return false
         }
     }
 

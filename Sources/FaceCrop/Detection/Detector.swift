@@ -16,6 +16,8 @@ public final class FaceDetector: Sendable {
     public static let defaultHaarCascade = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
 
     public let kind: DetectorKind
+    /// The model file given instead of the built-in model (or cascade), if any: an input, never an output.
+    public let modelPath: String?
     private let handle: Mutex<Handle>
 
     private struct Handle: ~Copyable, @unchecked Sendable {
@@ -35,6 +37,7 @@ public final class FaceDetector: Sendable {
         }
         guard let pointer else { throw .detector(message) }
         self.kind = kind
+        self.modelPath = modelPath
         self.handle = Mutex(Handle(pointer: pointer))
     }
 

@@ -66,14 +66,14 @@ extension FaceCropper {
         throws(FaceCropError) -> CropReport
     {
         let start = ContinuousClock.now
-        let format = try OutputCheck.writable(output, input: input)
+        let format = try OutputCheck.writable(output, inputs: readFiles([input]))
         var analysis = try screen(analyze(input), minimum: minQuality ?? crop?.minQuality)
         if qualityAnalyzer != nil { try measureQuality(&analysis) }
         let scores = analysis.quality
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
         let writeStart = ContinuousClock.now
         let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage.load(input, fitting: maxSide))
-        try picture.write(to: output, quality: quality, inputs: InputSet([input]))
+        try picture.write(to: output, quality: quality, inputs: readFiles([input]))
         analysis.timings.write = Self.ms(writeStart, .now)
         analysis.timings.total = Self.ms(start, .now)
         return report(analysis, crop: plan, output: OutputInfo(path: output, width: picture.width, height: picture.height, format: format), quality: scores)

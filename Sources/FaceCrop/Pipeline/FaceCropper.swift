@@ -41,6 +41,11 @@ public struct FaceCropper: Sendable {
         self.maxPixels = maxPixels
     }
 
+    /// The files a run reads, which no output may be (by identity): `inputs` and the detector's model file.
+    public func readFiles(_ inputs: [String]) -> InputSet {
+        InputSet(inputs + (detector.modelPath.map { [$0] } ?? []))
+    }
+
     /// Starts libvips on another thread (it loads its plugin modules: tens of milliseconds); wait() on the
     /// result's value() before the first image call. Optional: libvips otherwise starts on first use.
     public static func startImageLibrary() -> BackgroundTask<Void> {
@@ -288,6 +293,7 @@ public struct FaceCropper: Sendable {
     ) throws(FaceCropError) -> [OutputInfo] {
         var inputs = inputs
         inputs.insert(analysis.path)
+        if let model = detector.modelPath { inputs.insert(model) }
         let outSize = Self.outputSize(for: crop, options)
         var infos = [OutputInfo]()
         for output in outputs {
@@ -404,7 +410,7 @@ public struct FaceCropper: Sendable {
         let start = ContinuousClock.now
         try options.check()
         if let output {
-            let format = try OutputCheck.writable(output, input: input)
+            let format = try OutputCheck.writable(output, inputs: readFiles([input]))
             if case .exact(let w, let h) = options.size {
                 try OutputLimits.check(ImageSize(width: w, height: h), format: format, path: output, maxPixels: options.maxOutputPixels)
             }
