@@ -193,12 +193,14 @@ final class VipsImage: @unchecked Sendable {
 
     /// `open` on encoded bytes in memory.
     static func open(_ blob: VipsBlob, sequential: Bool, shrink: Int = 1) throws(VipsError) -> VipsImage {
-        try make { fc_open_blob(blob.pointer, sequential ? 1 : 0, 1, Int32(shrink), $0) }
+        let shrink = Int32(clamping: shrink)
+        return try make { fc_open_blob(blob.pointer, sequential ? 1 : 0, 1, shrink, $0) }
     }
 
     /// `thumbnail` on encoded bytes in memory.
     static func thumbnail(_ blob: VipsBlob, box: Int) throws(VipsError) -> VipsImage {
-        try make { fc_thumbnail_blob(blob.pointer, Int32(box), Int32(box), 1, $0) }
+        let box = try cInt(box)
+        return try make { fc_thumbnail_blob(blob.pointer, box, box, 1, $0) }
     }
 
     /// A shrunk upright in-memory copy of an image already in memory.
@@ -278,15 +280,19 @@ final class VipsImage: @unchecked Sendable {
     }
 
     func save(to path: String, format: ImageFormat, quality: Int?, strip: Bool) throws(VipsError) {
-        let q = Int32(clamping: min(max(quality ?? 0, 0), 100))
+        let q = Self.saveQuality(quality)
         try Self.check { fc_save(pointer, path, format.shimFormat, q, strip ? 1 : 0) }
     }
+
+    /// The encoder quality libvips takes: 0 (the format's default) to 100.
+    static func saveQuality(_ quality: Int?) -> Int32 { Int32(clamping: min(max(quality ?? 0, 0), 100)) }
 
     /// The bytes `save(to:format:quality:strip:)` would write, in memory (same encoder, same options).
     func encoded(format: ImageFormat, quality: Int?, strip: Bool) throws(VipsError) -> [UInt8] {
         var data: UnsafeMutableRawPointer?
         var length = 0
-        try Self.check { fc_save_memory(pointer, format.shimFormat, Int32(quality ?? 0), strip ? 1 : 0, &data, &length) }
+        let q = Self.saveQuality(quality)
+        try Self.check { fc_save_memory(pointer, format.shimFormat, q, strip ? 1 : 0, &data, &length) }
         defer { fc_free(data) }
         guard let data else { return [] }
         return [UInt8](UnsafeRawBufferPointer(start: data, count: length))

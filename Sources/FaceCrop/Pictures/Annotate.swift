@@ -41,8 +41,9 @@ public enum Annotator {
             if i >= faces.count { text += " ignored" }
             let height = RGBImage.textSize(text, scale: scale, thickness: textThickness).height + 2 * thickness
             // Above the box when there is room, else inside its top edge.
-            let y = Int(box.minY) - height >= 0 ? Int(box.minY) - height : Int(box.minY)
-            picture.label(text, x: Int(box.minX), y: y, scale: scale, colour: .black, background: colour, thickness: textThickness, padding: thickness)
+            let (top, left) = (clampedInt(box.minY, in: 0...size.height, rounding: .down), clampedInt(box.minX, in: 0...size.width, rounding: .down))
+            let y = top - height >= 0 ? top - height : top
+            picture.label(text, x: left, y: y, scale: scale, colour: .black, background: colour, thickness: textThickness, padding: thickness)
         }
         return picture
     }
