@@ -65,7 +65,7 @@ struct BestFrame: ParsableCommand {
     @Argument(help: "Video (.mov .mp4 .m4v) or Live Photo still (.heic .jpg) with its video beside it.")
     var input: String
 
-    @Option(name: [.short, .long], help: "Write the chosen frame here at full resolution (.jpg .png .webp .tif .heic .avif).")
+    @Option(name: [.short, .long], help: "Write the chosen frame here at full resolution (\(ImageFormat.dottedList)).")
     var output: String?
 
     @Option(name: .customLong("frames"), parsing: .unconditional, help: "Number of frames to analyse, evenly spaced over the duration.")

@@ -149,19 +149,6 @@ extension BatchOutput {
     }
 }
 
-extension ImageFormat {
-    public var fileExtension: String {
-        switch self {
-        case .jpeg: "jpg"
-        case .png: "png"
-        case .webp: "webp"
-        case .tiff: "tif"
-        case .heif: "heic"
-        case .avif: "avif"
-        }
-    }
-}
-
 extension String {
     func replacingOccurrences(of target: String, with replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)

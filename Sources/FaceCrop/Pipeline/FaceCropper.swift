@@ -102,7 +102,7 @@ public struct FaceCropper: Sendable {
         do {
             if header.decodedBytes > singlePassBytes {
                 preview = try input.thumbnail(box: self.analysisSize).inMemory()
-            } else if header.loader.hasPrefix("jpegload") {
+            } else if VipsImage.isJPEG(loader: header.loader) {
                 full = BackgroundTask { try header.inMemory() }
                 let shrink = ShrinkOnLoad.factor(from: stored, box: analysisSize, headroom: ShrinkOnLoad.detectionHeadroom)
                 preview = try input.open(sequential: true, shrink: shrink).preview(box: analysisSize)
@@ -373,7 +373,7 @@ public struct FaceCropper: Sendable {
         // Read again only when the first pass did not keep the pixels: then with JPEG shrink-on-load when the
         // crop leaves libvips' headroom for the final resize (`ShrinkOnLoad`).
         var shrink = 1
-        if analysis.decoded == nil, options.size != nil, analysis.loader.hasPrefix("jpegload") {
+        if analysis.decoded == nil, options.size != nil, analysis.isJPEG {
             shrink = ShrinkOnLoad.factor(
                 from: ImageSize(width: crop.width, height: crop.height), to: outSize, headroom: ShrinkOnLoad.outputHeadroom)
         }
@@ -391,7 +391,7 @@ public struct FaceCropper: Sendable {
         if o != .up { image = try image.inMemory().upright() }
         // CMYK always; with --strip, pixels described by a profile (Display P3, Adobe RGB) too, or they would be
         // read as sRGB once the profile is gone.
-        if analysis.interpretation == "cmyk" {
+        if analysis.isCMYK {
             image = try image.sRGB()
         } else if options.strip {
             image = try image.profileToSRGB()
