@@ -136,3 +136,29 @@ extension Double {
     }
     private func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { r, _ in r * 10 } }
 }
+
+extension FaceCropper {
+    /// The `--json` report. `landmarks` adds each face's landmark regions (measured with its quality).
+    public func report(
+        _ analysis: Analysis, crop: CropInfo?, output: OutputInfo?, quality: [CaptureQuality]? = nil, landmarks: Bool = false
+    ) -> CropReport {
+        let size = analysis.size
+        func faceReport(_ f: FaceObservation, _ quality: CaptureQuality?) -> FaceReport {
+            FaceReport(
+                boundingBox: f.boundingBox.rounded(6), rect: f.boundingBox(in: size).rounded(2), confidence: f.confidence.rounded(4),
+                landmarks: f.landmarks.map { FaceLandmarks($0.allPoints.map { $0.rounded(6) }) },
+                landmarkPoints: f.landmarks.map { FaceLandmarks($0.points(in: size).map { $0.rounded(2) }) },
+                quality: quality, landmarkRegions: landmarks ? quality?.landmarks?.mapped { $0.rounded(6) } : nil)
+        }
+        let quality = quality ?? analysis.quality
+        let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality?[i]) }
+        let ignored = analysis.ignoredFaces.map { faceReport($0.face, $0.quality) }
+        var timings = analysis.timings
+        for k in [\Timings.load, \.detect, \.quality, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
+        return CropReport(
+            input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
+            analysis: AnalysisInfo(width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold),
+            faces: faces, ignoredFaces: ignored.isEmpty ? nil : ignored, crop: crop, output: output, quality: quality.flatMap(ImageQuality.init),
+            timings: timings)
+    }
+}
