@@ -141,10 +141,6 @@ public enum BatchInputs {
     /// The inputs of shard `index` (0-based) of `count`: by a stable hash of the key, so every machine
     /// agrees without coordination whatever order it listed the files in.
     public static func shard(_ inputs: [BatchInput], index: Int, count: Int) -> [BatchInput] {
-        inputs.filter { Int(fnv1a($0.key) % UInt64(count)) == index }
-    }
-
-    static func fnv1a(_ text: String) -> UInt64 {
-        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        inputs.filter { Shards.index(of: $0.key, count: count) == index }
     }
 }

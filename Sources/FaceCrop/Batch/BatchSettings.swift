@@ -106,19 +106,8 @@ public struct BatchSettings: Sendable {
     /// The output file name; `size` nil names what the spec knows before any work (its exact size, its width)
     /// and puts "W" and "H" with the aspect for the rest (for clash checks: crops of two aspects differ in size).
     public func outputName(for input: BatchInput, spec: OutputSpec, size: ImageSize?) -> String {
-        let aspect = spec.aspect.description.replacingOccurrences(of: ":", with: "x")
-        let (width, height): (String, String) =
-            switch (size, spec.size) {
-            case (let size?, _): (String(size.width), String(size.height))
-            case (nil, .exact(let w, let h)?): (String(w), String(h))
-            case (nil, .width(let w)?): (String(w), "H\(aspect)")
-            case (nil, nil): ("W\(aspect)", "H\(aspect)")
-            }
-        return nameTemplate.replacingOccurrences(of: "{stem}", with: input.stem)
-            .replacingOccurrences(of: "{ext}", with: spec.format.fileExtension)
-            .replacingOccurrences(of: "{width}", with: width)
-            .replacingOccurrences(of: "{height}", with: height)
-            .replacingOccurrences(of: "{aspect}", with: aspect)
+        BatchNaming.outputName(
+            template: nameTemplate, stem: input.stem, fileExtension: spec.format.fileExtension, aspect: spec.aspect, asked: spec.size, size: size)
     }
 
     /// The output paths known before any work: those of exact sizes.
@@ -146,11 +135,5 @@ extension BatchOutput {
         var o = self
         o.path = path
         return o
-    }
-}
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -3,13 +3,6 @@ import CFaceDetect
 import FaceCropCore
 import Synchronization
 
-/// A face as the detector reports it, in pixels of the analysed image (origin top-left).
-struct DetectedFace {
-    var box: Rect
-    var score: Double
-    var landmarks: [Point]?
-}
-
 /// An OpenCV face detector. OpenCV detectors are not thread-safe, so calls are serialised by a mutex
 /// (measured as fast as one detector per task on this kind of machine, and far lighter on memory).
 public final class FaceDetector: Sendable {

@@ -84,7 +84,8 @@ extension FaceCropper {
                 throw .imageProcessing("\(error)")
             }
         }
-        let faces = Self.observations(Self.dropWeak(Self.plausible(try detected.get(), in: analysisSize), kind: detector.kind), analysisSize: analysisSize)
+        let kept = FaceFilter.dropWeak(FaceFilter.plausible(try detected.get(), in: analysisSize), kind: detector.kind)
+        let faces = Self.observations(kept, analysisSize: analysisSize)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
             analysisSize: analysisSize, preview: preview, decoded: decoded, interpretation: header.interpretation)
@@ -93,21 +94,8 @@ extension FaceCropper {
         return analysis
     }
 
-    /// Drops what cannot be a face: non-finite numbers, empty boxes, boxes outside the image. (YuNet on a
-    /// 640x1 image reports a "face" 10^28 pixels high.)
-    static func plausible(_ faces: [DetectedFace], in size: ImageSize) -> [DetectedFace] {
-        faces.filter { f in
-            let numbers = [f.box.x, f.box.y, f.box.width, f.box.height, f.score] + (f.landmarks ?? []).flatMap { [$0.x, $0.y] }
-            return numbers.allSatisfy(\.isFinite) && f.box.width > 0 && f.box.height > 0 && f.box.intersection(size.bounds).area > 0
-        }
-    }
-
-    /// Haar reports weak duplicates and textures as faces; one far below the best blew crops up to the
-    /// whole image. Keep faces scoring at least 80 % of the best one. YuNet's scores need no such help.
-    static func dropWeak(_ faces: [DetectedFace], kind: DetectorKind) -> [DetectedFace] {
-        guard kind == .haar, let best = faces.map(\.score).max() else { return faces }
-        return faces.filter { $0.score >= 0.8 * best }
-    }
+    /// `FaceFilter.dropWeak`, as the best-frame finder calls it on video frames.
+    static func dropWeak(_ faces: [DetectedFace], kind: DetectorKind) -> [DetectedFace] { FaceFilter.dropWeak(faces, kind: kind) }
 
     /// Detector pixels (origin top-left of the analysed image) → Vision-style normalized observations.
     static func observations(_ faces: [DetectedFace], analysisSize: ImageSize) -> [FaceObservation] {
