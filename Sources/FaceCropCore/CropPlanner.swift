@@ -162,7 +162,7 @@ public enum CropPlanner {
     }
 
     /// A crop of `size` centred on `point`, then moved inside the image (libvips' smartcrop placement).
-    public static func centred(size: (width: Int, height: Int), on point: Point, in image: ImageSize) -> PixelRect {
+    public static func centered(size: (width: Int, height: Int), on point: Point, in image: ImageSize) -> PixelRect {
         PixelRect(
             x: clampStart(point.x - Double(size.width) / 2, length: size.width, limit: image.width),
             y: clampStart(point.y - Double(size.height) / 2, length: size.height, limit: image.height),
@@ -188,7 +188,7 @@ public enum CropPlanner {
         let region = region(faces: faces, strategy: strategy, margin: margin)
         let clippedRegion = region.intersection(image.bounds)
         let size = cropSize(covering: region, ratio: ratio, in: image)
-        var crop = centred(size: size, on: Point(x: clippedRegion.midX, y: clippedRegion.midY), in: image)
+        var crop = centered(size: size, on: Point(x: clippedRegion.midX, y: clippedRegion.midY), in: image)
 
         if !crop.rect.contains(clippedRegion, tolerance: wholeTolerance) {
             let targets = targets(of: strategy, faces: faces)

@@ -294,11 +294,11 @@ final class VipsImage: @unchecked Sendable {
     }
 
     /// libvips' attention centre for a crop of width x height.
-    func attentionCentre(width: Int, height: Int) throws(VipsError) -> Point {
+    func attentionCenter(width: Int, height: Int) throws(VipsError) -> Point {
         var x: Int32 = 0
         var y: Int32 = 0
         let (w, h) = (try cInt(width), try cInt(height))
-        try Self.check { fc_attention_centre(pointer, w, h, &x, &y) }
+        try Self.check { fc_attention_center(pointer, w, h, &x, &y) }
         return Point(x: Double(x), y: Double(y))
     }
 

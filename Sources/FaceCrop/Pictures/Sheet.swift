@@ -81,16 +81,16 @@ public enum ContactSheet {
             let thumb = try tile.image.fitting(tileSize)
             let tx = x + padding + (tileSize - thumb.width) / 2
             let ty = y + padding + (tileSize - thumb.height) / 2
-            sheet.fill(PixelRect(x: x + padding, y: y + padding, width: tileSize, height: tileSize), colour: Colour(235, 235, 235))
+            sheet.fill(PixelRect(x: x + padding, y: y + padding, width: tileSize, height: tileSize), color: Color(235, 235, 235))
             sheet.paste(thumb, x: tx, y: ty)
             if tile.highlighted {
                 sheet.stroke(
-                    PixelRect(x: x + frame / 2, y: y + frame / 2, width: cellWidth - frame, height: cellHeight - frame).rect, colour: .good, thickness: frame)
+                    PixelRect(x: x + frame / 2, y: y + frame / 2, width: cellWidth - frame, height: cellHeight - frame).rect, color: .good, thickness: frame)
             }
             for (n, line) in tile.caption.enumerated() {
                 sheet.label(
                     fitted(line, width: tileSize, scale: scale), x: x + padding, y: y + 2 * padding + tileSize - 4 + n * lineHeight, scale: scale,
-                    colour: .black)
+                    color: .black)
             }
         }
         return sheet

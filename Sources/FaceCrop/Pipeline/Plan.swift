@@ -16,7 +16,7 @@ extension FaceCropper {
                 region: plan.region.rounded(2), rect: plan.rect, cutFaces: plan.cutFaces, regionFits: plan.regionFits, fallback: nil)
         }
         let cropSize = CropPlanner.largestSize(ratio: ratio, in: size)
-        var centre = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
+        var center = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
         switch options.noFace {
         case .fail:
             throw .noFace(analysis.path)
@@ -30,11 +30,11 @@ extension FaceCropper {
             let h = clampedInt(Double(cropSize.height) * sy, in: 1...max(1, analysis.analysisSize.height))
             // Where libvips finds no attention point (a float image of NaN pixels: "max: parameter out not
             // set"), the crop stays centred: the fallback is a heuristic, never a reason to fail.
-            if let p = try? analysis.preview.attentionCentre(width: w, height: h), p.x.isFinite, p.y.isFinite {
-                centre = Point(x: p.x / sx, y: p.y / sy)
+            if let p = try? analysis.preview.attentionCenter(width: w, height: h), p.x.isFinite, p.y.isFinite {
+                center = Point(x: p.x / sx, y: p.y / sy)
             }
         }
-        let rect = CropPlanner.centred(size: cropSize, on: centre, in: size)
+        let rect = CropPlanner.centered(size: cropSize, on: center, in: size)
         return CropInfo(
             strategy: options.strategy, aspect: options.aspect.description, ratio: ratio, marginPixels: margin.rounded(2),
             region: nil, rect: rect, cutFaces: [], regionFits: true, fallback: options.noFace)
