@@ -355,7 +355,10 @@ struct PipelineTests {
         var cropper = cropper
         cropper.singlePassBytes = 0  // read twice: the path that shrinks on load
         let analysis = try cropper.analyze(input)
-        #expect(analysis.decoded == nil)
+        guard case .encoded(_, isJPEG: true) = analysis.pixels else {
+            Issue.record("the crop would not be read again from the JPEG: \(analysis.pixels)")
+            return
+        }
         var options = CropOptions()
         options.aspect = .ratio(width: 16, height: 9)
         let crop = try cropper.plan(analysis, options: options)
@@ -364,6 +367,11 @@ struct PipelineTests {
             ShrinkOnLoad.factor(
                 from: ImageSize(width: crop.rect.width, height: crop.rect.height), to: ImageSize(width: 400, height: 225), headroom: ShrinkOnLoad.outputHeadroom
             ) == 2)
+        // The loader itself shrank by 2: the image the crop is cut from is half the stored size (rounded up).
+        let source = try FaceCropper.source(analysis, crop: crop.rect, size: ImageSize(width: 400, height: 225), options: options)
+        #expect(source.shrink == 2)
+        let stored = analysis.storedSize
+        #expect(source.image.size == ImageSize(width: (stored.width + 1) / 2, height: (stored.height + 1) / 2))
         let fast = dir.appendingPathComponent("fast.png").path
         _ = try cropper.write(analysis, crop: crop.rect, to: fast, options: options)
         let full = try VipsImage.open(input, sequential: false).extract(crop.rect).resized(width: 400, height: 225)

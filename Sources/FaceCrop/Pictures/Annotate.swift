@@ -72,7 +72,7 @@ extension FaceCropper {
         let scores = analysis.quality
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
         let writeStart = ContinuousClock.now
-        let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage.load(input, fitting: maxSide))
+        let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage(analysis, fitting: maxSide))
         try picture.write(to: output, quality: quality, inputs: InputSet([input]))
         analysis.timings.write = Self.ms(writeStart, .now)
         analysis.timings.total = Self.ms(start, .now)

@@ -50,15 +50,16 @@ public struct RGBImage: Hashable, Sendable {
         }
     }
 
-    /// The image upright (EXIF orientation applied), shrunk to fit a `box` x `box` square when larger.
-    public static func load(_ path: String, fitting box: Int) throws(FaceCropError) -> RGBImage {
-        try InputCheck.readableFile(path)
+    /// An analysed image upright (EXIF orientation applied), shrunk to fit a `box` x `box` square when larger,
+    /// from the pixels the analysis chose (`Analysis.pixels`): those in memory, else the input read again.
+    init(_ analysis: Analysis, fitting box: Int) throws(FaceCropError) {
         do {
-            let header = try VipsImage.open(path, sequential: true)
-            let o = header.orientation.displaySize(storedSize: header.size)
-            return try RGBImage(VipsImage.thumbnail(path, box: min(box, max(o.width, o.height))))
+            self = try RGBImage(analysis.pixels.upright(fitting: box, size: analysis.size))
         } catch {
-            throw FaceCropper.readError(path, error)
+            switch analysis.pixels {
+            case .decoded: throw .imageProcessing(error.message)
+            case .encoded(let input, _): throw FaceCropper.readError(input, error)
+            }
         }
     }
 

@@ -20,9 +20,7 @@ extension FaceCropper {
         if bytes.count > maxFileSize { throw .fileTooLarge(name, bytes: bytes.count, limit: maxFileSize) }
         let blob: VipsBlob
         do { blob = try VipsBlob(bytes) } catch { throw .imageProcessing(error.message) }
-        var analysis = try analyze(.memory(blob, name: name), since: start)
-        analysis.memory = blob
-        return analysis
+        return try analyze(.memory(blob, name: name), since: start)
     }
 
     private func analyze(_ input: ImageInput, since start: ContinuousClock.Instant) throws(FaceCropError) -> Analysis {
@@ -86,9 +84,10 @@ extension FaceCropper {
         }
         let kept = FaceFilter.dropWeak(FaceFilter.plausible(try detected.get(), in: analysisSize), kind: detector.kind)
         let faces = Self.observations(kept, analysisSize: analysisSize)
+        let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input, isJPEG: VipsImage.isJPEG(loader: header.loader))
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
-            analysisSize: analysisSize, preview: preview, decoded: decoded, interpretation: header.interpretation)
+            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, interpretation: header.interpretation)
         analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)
         analysis.timings.detect = Self.ms(loaded, detectedAt)
         return analysis

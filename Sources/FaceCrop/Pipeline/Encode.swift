@@ -16,7 +16,10 @@ extension FaceCropper {
             if !format.supportsAlpha { image = try image.flattenedOnWhite() }
             bytes = try image.encoded(format: format, quality: options.quality(for: format), strip: options.strip)
         } catch {
-            throw analysis.decoded != nil ? .imageProcessing(error.message) : Self.readError(analysis.input, error)
+            switch analysis.pixels {
+            case .decoded: throw .imageProcessing(error.message)
+            case .encoded(let input, _): throw Self.readError(input, error)
+            }
         }
         let info = OutputInfo(
             path: Self.memoryName, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options))

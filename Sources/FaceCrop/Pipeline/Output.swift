@@ -28,19 +28,26 @@ extension FaceCropper {
         }
     }
 
+    /// The whole image an output of `outSize` is cut from, and the factor it was shrunk by on load: the decoded
+    /// pixels as they are, or a JPEG read again shrunk on load when the output is resized and the crop leaves
+    /// libvips' headroom for the final resize (`ShrinkOnLoad`); other inputs are read again whole.
+    static func source(_ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, options: CropOptions) throws(VipsError) -> (
+        image: VipsImage, shrink: Int
+    ) {
+        var shrink = 1
+        if case .encoded(_, isJPEG: true) = analysis.pixels, options.size != nil {
+            shrink = ShrinkOnLoad.factor(
+                from: ImageSize(width: crop.width, height: crop.height), to: outSize, headroom: ShrinkOnLoad.outputHeadroom)
+        }
+        return (try analysis.pixels.image(shrink: shrink), shrink)
+    }
+
     /// The crop cut from the full-resolution image, resized to `size`, upright, in sRGB where it must be; alpha
     /// is kept (each format's save flattens it when the format has none).
     static func output(_ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, options: CropOptions) throws(VipsError) -> VipsImage {
         let o = analysis.orientation
         let stored = o.storedRect(forDisplay: crop, storedSize: analysis.storedSize)
-        // Read again only when the first pass did not keep the pixels: then with JPEG shrink-on-load when the
-        // crop leaves libvips' headroom for the final resize (`ShrinkOnLoad`).
-        var shrink = 1
-        if analysis.decoded == nil, options.size != nil, analysis.isJPEG {
-            shrink = ShrinkOnLoad.factor(
-                from: ImageSize(width: crop.width, height: crop.height), to: outSize, headroom: ShrinkOnLoad.outputHeadroom)
-        }
-        let source = try analysis.reopen(shrink: shrink)
+        let source = try Self.source(analysis, crop: crop, size: outSize, options: options).image
         let sx = Double(source.width) / Double(analysis.storedSize.width)
         let sy = Double(source.height) / Double(analysis.storedSize.height)
         let x0 = clampedInt(Double(stored.x) * sx, in: 0...max(0, source.width - 1), rounding: .down)

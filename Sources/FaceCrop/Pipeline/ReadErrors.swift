@@ -20,8 +20,6 @@ extension FaceCropper {
     /// libvips' reading errors in facecrop's words. A message may belong to another thread's failure
     /// (libvips' error buffer is process-wide), so a failed file is read once more with libvips to itself:
     /// its header, then all its pixels (in memory within the single-pass budget, else shrunk on load).
-    static func readError(_ path: String, _ error: VipsError) -> FaceCropError { readError(.file(path), error) }
-
     static func readError(_ input: ImageInput, _ error: VipsError) -> FaceCropError {
         let path = input.name
         var error = error
