@@ -263,10 +263,10 @@ public enum CropPlanner {
 }
 
 /// The warning for faces a crop cuts: one wording for `crop` and `batch`, agreeing with `regionFits`.
-public enum CutFaces {
+package enum CutFaces {
     /// nil when no face is cut. `cut` holds 0-based indices; `regionFits` is the plan's: when the faces the
     /// strategy frames fit, the cut ones are those it leaves out, which the warning says instead of "cannot fit".
-    public static func warning(input: String, cut: [Int], faceCount: Int, aspect: String, strategy: CropStrategy, regionFits: Bool) -> String? {
+    package static func warning(input: String, cut: [Int], faceCount: Int, aspect: String, strategy: CropStrategy, regionFits: Bool) -> String? {
         guard !cut.isEmpty else { return nil }
         let list = cut.map { "#\($0 + 1)" }.joined(separator: ", ")
         let (face, verb) = cut.count == 1 ? ("face", "is") : ("faces", "are")

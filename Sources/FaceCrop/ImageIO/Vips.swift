@@ -130,8 +130,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 }
 
 /// Output sizes checked before any work: what the format can hold, and the output pixel limit.
-public enum OutputLimits {
-    public static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int) throws(FaceCropError) {
+package enum OutputLimits {
+    package static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int) throws(FaceCropError) {
         if size.width < 1 || size.height < 1 {
             throw .outputTooLarge(path, width: size.width, height: size.height, reason: "which is not a picture")
         }

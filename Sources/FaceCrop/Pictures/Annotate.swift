@@ -56,7 +56,7 @@ public enum Annotator {
 }
 
 /// Scores for people: three decimals.
-public func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
+package func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
 
 extension FaceCropper {
     /// `facecrop annotate`: the input drawn on by `Annotator` (its long side at most `maxSide`), written

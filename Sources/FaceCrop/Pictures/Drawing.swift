@@ -19,7 +19,7 @@ public struct Color: Hashable, Sendable {
     public static let ignored = Color(160, 160, 160)  // grey: below --min-quality
 
     /// Green, amber or red for a capture quality score.
-    public static func forScore(_ score: Double) -> Color { score >= 0.6 ? .good : score >= 0.3 ? .fair : .poor }
+    package static func forScore(_ score: Double) -> Color { score >= 0.6 ? .good : score >= 0.3 ? .fair : .poor }
 
     var components: [UInt8] { [r, g, b] }
 }
@@ -125,7 +125,7 @@ public struct RGBImage: Hashable, Sendable {
     }
 
     /// The box `text` takes at `scale` (Hershey font: about 22 px tall at scale 1), descenders included.
-    public static func textSize(_ text: String, scale: Double, thickness: Int = 1) -> (width: Int, height: Int) {
+    package static func textSize(_ text: String, scale: Double, thickness: Int = 1) -> (width: Int, height: Int) {
         var w: Int32 = 0
         var h: Int32 = 0
         var base: Int32 = 0

@@ -20,7 +20,7 @@ public enum ContactSheet {
     public static let maxTileSize = 1024
 
     /// The tile size that keeps a sheet of `count` tiles within `maxSheetPixels`: `preferred` when it fits.
-    public static func tileSize(for count: Int, preferred: Int = defaultTileSize) -> Int {
+    package static func tileSize(for count: Int, preferred: Int = defaultTileSize) -> Int {
         var size = max(minTileSize, preferred)
         while size > minTileSize, (sheetPixels(count: count, tileSize: size, lines: 3) ?? .max) > maxSheetPixels {
             size = max(minTileSize, size * 7 / 8)
@@ -30,7 +30,7 @@ public enum ContactSheet {
 
     /// Refuses a sheet of `count` tiles (at `tileSize(for:)`, three caption lines) over `maxSheetPixels`:
     /// before any work, so that the thumbnails kept for it are bounded too.
-    public static func check(count: Int, path: String) throws(FaceCropError) {
+    package static func check(count: Int, path: String) throws(FaceCropError) {
         try check(layout(count: count, tileSize: tileSize(for: count), lines: 3), count: count, path: path)
     }
 

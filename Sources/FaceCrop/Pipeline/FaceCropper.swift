@@ -45,7 +45,7 @@ public struct FaceCropper: Sendable {
 
     /// Starts libvips on another thread (it loads its plugin modules: tens of milliseconds); wait() on the
     /// result's value() before the first image call. Optional: libvips otherwise starts on first use.
-    public static func startImageLibrary() -> BackgroundTask<Void> {
+    package static func startImageLibrary() -> BackgroundTask<Void> {
         BackgroundTask { VipsImage.start() }
     }
 
@@ -100,7 +100,7 @@ public struct FaceCropper: Sendable {
     }
 
     /// Milliseconds from `a` to `b`, for `Timings`.
-    public static func ms(_ a: ContinuousClock.Instant, _ b: ContinuousClock.Instant) -> Double {
+    package static func ms(_ a: ContinuousClock.Instant, _ b: ContinuousClock.Instant) -> Double {
         let d = (b - a).components
         return Double(d.seconds) * 1000 + Double(d.attoseconds) / 1e15
     }
