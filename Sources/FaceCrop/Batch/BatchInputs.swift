@@ -25,6 +25,8 @@ public struct BatchInput: Sendable, Hashable {
     public var key: String { subfolder.isEmpty ? fileName : "\(subfolder)/\(fileName)" }
 }
 
+/// A batch's inputs: files as given and the images in folders (walked recursively if asked, bounded in depth,
+/// each folder once), sorted by key; and the share of them one machine takes (`shard`).
 public enum BatchInputs {
     public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "gif", "heic", "heif", "avif"]
     /// Folders nested deeper than this under a folder argument are reported, not walked.

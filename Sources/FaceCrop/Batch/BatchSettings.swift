@@ -38,6 +38,7 @@ public struct BatchOutput: Codable, Sendable, Equatable {
 
 /// What happened to one input: a line of the `--report` file.
 public struct BatchRecord: Codable, Sendable {
+    /// Written, skipped (its manifest matched: nothing changed since the last run), or failed.
     public enum Status: String, Codable, Sendable { case done, skipped, failed }
     public var input: String
     public var status: Status
@@ -68,6 +69,8 @@ struct Manifest: Codable {
     var outputs: [BatchOutput]
 }
 
+/// What a batch makes of every input: the output folder, one `OutputSpec` per output (aspect, size,
+/// format), the crop options they share, the file-name template, and when an input may be skipped.
 public struct BatchSettings: Sendable {
     public var outputDirectory: String
     public var specs: [OutputSpec]

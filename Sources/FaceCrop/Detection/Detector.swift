@@ -16,8 +16,10 @@ public final class FaceDetector: Sendable {
         deinit { cfd_free(pointer) }
     }
 
-    /// - Parameter modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
-    ///   XML for Haar (default: `defaultHaarCascade`).
+    /// - Parameters:
+    ///   - kind: the detector (default: CenterFace).
+    ///   - modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
+    ///     XML for Haar (default: `defaultHaarCascade`).
     public init(kind: DetectorKind = .centerface, modelPath: String? = nil) throws(FaceCropError) {
         let (pointer, message) = withErrorBuffer { error, size in
             switch kind {

@@ -3,6 +3,7 @@ import FaceCropCore
 /// A contact sheet: thumbnails in a grid, each with caption lines under it; highlighted tiles get a
 /// coloured frame. Used by `rank --sheet` and the best-frame picker.
 public enum ContactSheet {
+    /// One picture of a sheet with its caption lines; a highlighted tile is framed in green.
     public struct Tile: Sendable {
         public var image: RGBImage
         public var caption: [String]

@@ -34,8 +34,10 @@ public struct FaceCropper: Sendable {
     public var qualityAnalyzer: QualityAnalyzer?
 
     /// - Parameters:
+    ///   - detector: finds the faces; one detector can be shared by many croppers and tasks.
     ///   - threshold: the detector's score threshold (default: the detector's own, `DetectorProfile.threshold`).
     ///   - analysisSize: long side of the image the detector sees (default: `DetectorProfile.analysisSize`).
+    ///   - maxPixels: larger images (width x height) are refused before they are decoded.
     public init(detector: FaceDetector, threshold: Double? = nil, analysisSize: Int? = nil, maxPixels: Int = FaceCropper.defaultMaxPixels) {
         self.detector = detector
         self.threshold = threshold ?? detector.kind.profile.threshold

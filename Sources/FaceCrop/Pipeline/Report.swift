@@ -1,6 +1,6 @@
 import FaceCropCore
 
-/// What facecrop found and did for one input: the `--json` output (schema in README).
+/// What facecrop found and did for one input: the `--json` output (its fields are described in docs/json.md).
 public struct CropReport: Codable, Sendable {
     public var version = FaceCropper.version
     public var input: InputInfo
@@ -15,6 +15,7 @@ public struct CropReport: Codable, Sendable {
     public var timings: Timings
 }
 
+/// The input of a crop report (`input` in `--json`): path, upright size, EXIF orientation, libvips loader.
 public struct InputInfo: Codable, Sendable {
     public var path: String
     /// Upright (display) size in pixels, after EXIF orientation.
@@ -26,6 +27,7 @@ public struct InputInfo: Codable, Sendable {
     public var loader: String
 }
 
+/// What faces were detected on (`analysis` in `--json`): the detector's copy's size, the detector and its threshold.
 public struct AnalysisInfo: Codable, Sendable {
     /// Size of the shrunk image the detector saw.
     public var width: Int
@@ -34,6 +36,8 @@ public struct AnalysisInfo: Codable, Sendable {
     public var threshold: Double
 }
 
+/// One face in a crop report: its box (Vision-style and in pixels), the detector's confidence, its landmarks,
+/// and its capture quality when it was measured.
 public struct FaceReport: Codable, Sendable {
     /// Vision-style: normalized 0...1, origin bottom-left.
     public var boundingBox: Rect
@@ -70,6 +74,9 @@ extension FaceReport {
     }
 }
 
+/// A planned crop (`FaceCropper.plan`): the rectangle of the upright image it keeps, how it was reached
+/// (strategy, aspect, margin, the faces' region), which faces it cuts, and the no-face fallback when there
+/// was no face.
 public struct CropInfo: Codable, Sendable {
     public var strategy: CropStrategy
     public var aspect: String
@@ -94,6 +101,8 @@ public struct CroppedImage: Sendable {
     public var report: CropReport
 }
 
+/// One written (or encoded) output: where, its size and format, and whether `withoutEnlargement` kept it
+/// at the crop's size.
 public struct OutputInfo: Codable, Sendable {
     public var path: String
     public var width: Int
