@@ -40,6 +40,7 @@ demo: build
 
 test: setup check-docs check-format
 	$(SWIFT) build --build-tests
+	scripts/build-docs.sh
 	$(SWIFT) test --skip-build --disable-xctest
 	scripts/check-consumer.sh --bin .build/debug/facecrop
 	$(MAKE) check-install check-deb
