@@ -348,6 +348,21 @@ struct PipelineTests {
     /// JPEG shrink-on-load for the crop gives the same picture as decoding at full size (within resampling noise).
     /// Over the single-pass budget the crop is read again from the file, shrunk on load when the output is small
     /// enough: the same pixels as a full decode, cropped and resized.
+    /// Within the single-pass budget the crop is cut from the pixels decoded once, never read again or shrunk.
+    @Test func decodedPixelsAreCutAsTheyAre() throws {
+        let analysis = try cropper.analyze(Fixtures.path("Samples/group.jpg"))
+        guard case .decoded(let image) = analysis.pixels else {
+            Issue.record("a JPEG within the single-pass budget is read again: \(analysis.pixels)")
+            return
+        }
+        #expect(image.size == analysis.storedSize)
+        var options = CropOptions()
+        options.size = .exact(width: 100, height: 100)
+        let crop = PixelRect(x: 0, y: 0, width: 1200, height: 1200)
+        let source = try FaceCropper.source(analysis, crop: crop, size: ImageSize(width: 100, height: 100), options: options)
+        #expect(source.shrink == 1 && source.image.size == analysis.storedSize)
+    }
+
     @Test func shrinkOnLoadMatchesAFullDecode() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
