@@ -21,7 +21,7 @@ DOC_SOURCES := LICENSE THIRD_PARTY_NOTICES.md CHANGELOG.md $(wildcard Models/LIC
 DOC_FILES := $(notdir $(DOC_SOURCES))
 
 .PHONY: setup build dist demo test test-fast check-docs check-install check-deb install install-files uninstall deb
-.PHONY: bench accuracy format check-format clean
+.PHONY: bench accuracy format check-format docs clean
 
 setup:
 	scripts/setup.sh
@@ -40,6 +40,7 @@ demo: build
 
 test: setup check-docs check-format
 	$(SWIFT) build --build-tests
+	scripts/build-docs.sh
 	$(SWIFT) test --skip-build --disable-xctest
 	scripts/check-consumer.sh --bin .build/debug/facecrop
 	$(MAKE) check-install check-deb
@@ -84,6 +85,11 @@ test-fast: setup check-docs check-format
 # the corpus test, which generates the corpus anyway).
 check-docs:
 	python3 scripts/check-doc-links.py
+
+# The library's DocC documentation (Sources/FaceCrop/FaceCrop.docc and the public API's doc comments) into
+# .build/docs/FaceCrop.doccarchive, with the toolchain's docc; a broken link or undocumented parameter fails it.
+docs:
+	scripts/build-docs.sh
 
 bench: build
 	scripts/bench.sh --bin $(BIN)

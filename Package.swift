@@ -29,8 +29,8 @@ let package = Package(
             cSettings: [.headerSearchPath("glib/include"), .headerSearchPath(glibConfigInclude)],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
-        // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would pull in
-        // all 55 OpenCV libraries (see ../shared/NOTES-interop.md).
+        // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would load every
+        // OpenCV library Debian ships, Qt, VTK and HDF5 behind them, into every process (ARCHITECTURE.md).
         .target(
             name: "CFaceDetect",
             exclude: ["opencv-include"],

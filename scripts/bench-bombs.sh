@@ -2,7 +2,7 @@
 # Bombs: inputs whose decoders hold the whole frame (progressive JPEG, interlaced PNG, GIF), at the decode
 # memory limit and far over it, outputs too large for their format, an endless --inputs list, and a contact
 # sheet of 900 frames: peak memory (GNU time's maximum RSS), wall time and outcome of one facecrop run each,
-# as the markdown table of docs/security.md.
+# as the markdown table of docs/performance.md (docs/security.md says what the limits do).
 # Usage: scripts/bench-bombs.sh [--bin PATH]
 # Needs: vips (Debian libvips-tools), GNU time (Debian time), python3, ffmpeg. Inputs go to .bench/bombs/.
 set -euo pipefail

@@ -60,6 +60,25 @@ do {
     print("Error: \(error)")
     exit(1)
 }
+
+// Compiled, never run: the rest of what a program or server uses stays public (in memory, async, batch, video).
+func everyEntryPoint(_ cropper: FaceCropper, _ bytes: [UInt8]) async throws {
+    let options = CropOptions()
+    let analysis = try cropper.analyze(bytes: bytes, name: "upload.jpg")
+    let crop = try cropper.plan(analysis, options: options)
+    let encoded = try cropper.encode(analysis, crop: crop.rect, as: .webp, options: options)
+    let inMemory = try cropper.run(bytes: bytes, format: .avif, options: options)
+    let written = try cropper.write(analysis, crop: crop.rect, to: "out.jpg", options: options)
+    let report = try await cropper.runInBackground(bytes: bytes, format: .jpeg, options: options)
+    let again = try await cropper.analyzeInBackground("in.jpg")
+    let quality = try QualityAnalyzer(landmarks: try LandmarkFitter.loadDefault())
+    let finder = BestFrameFinder(cropper: cropper, quality: quality)
+    let settings = BatchSettings(outputDirectory: "out", specs: [OutputSpec(aspect: .original, size: .width(800), format: .webp)], crop: options, optionsKey: "")
+    let runner = BatchRunner(cropper: cropper, settings: settings)
+    let inputs = BatchInputs.collect(["photos"], recursive: true)
+    _ = (encoded.bytes, inMemory.report, written.path, report.bytes, again.faces, finder.options, runner.settings, inputs.count)
+    _ = (FaceCropError.noFace("x").exitCode, FaceCropper.version, ImageFormat(path: "a.heic"), FaceCropper.outputSize(for: crop.rect, options))
+}
 SWIFT
 
 start=$(date +%s%N)

@@ -406,7 +406,7 @@ int fc_copy_memory(FCImage *in, FCImage **out) {
 
 int fc_autorot(FCImage *in, FCImage **out) { return vips_autorot(in, out, NULL); }
 
-int fc_attention_centre(FCImage *in, int width, int height, int *x, int *y) {
+int fc_attention_center(FCImage *in, int width, int height, int *x, int *y) {
     VipsImage *crop = NULL;
     int rc = vips_smartcrop(in, &crop, width, height, "interesting", VIPS_INTERESTING_ATTENTION, "attention_x", x,
                             "attention_y", y, NULL);

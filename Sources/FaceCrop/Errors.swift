@@ -74,7 +74,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
                 "Input '\(p)' is \(kind) of \(w)x\(h) pixels, which is decoded whole in memory: about \(mib) MiB, over the limit of \(limit >> 20) MiB; raise it with --max-decode-memory if you trust this file."
         case .noFace(let p): return "No face found in '\(p)'."
         case .unsupportedOutputFormat(let p):
-            return "Output '\(p)' has an unsupported extension; use .jpg, .jpeg, .png, .webp, .tif, .tiff, .heic or .avif."
+            return "Output '\(p)' has an unsupported extension; use \(ImageFormat.choices(dotted: true))."
         case .outputSameAsInput(let p): return "Output '\(p)' is the input file; facecrop never overwrites its input."
         case .outputsClash(let a, let b):
             return a == b

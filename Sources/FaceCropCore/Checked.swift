@@ -3,7 +3,7 @@
 /// or degenerate geometry can produce.
 
 /// `value` rounded to the nearest integer and clamped into `range`; NaN gives the lower bound.
-public func clampedInt(_ value: Double, in range: ClosedRange<Int>, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+package func clampedInt(_ value: Double, in range: ClosedRange<Int>, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
     guard !value.isNaN else { return range.lowerBound }
     let r = value.rounded(rule)
     if r <= Double(range.lowerBound) { return range.lowerBound }
@@ -13,12 +13,12 @@ public func clampedInt(_ value: Double, in range: ClosedRange<Int>, rounding rul
 }
 
 /// `value` rounded and clamped into the whole of `Int`'s range (NaN gives 0).
-public func clampedInt(_ value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+package func clampedInt(_ value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
     value.isNaN ? 0 : clampedInt(value, in: Int.min...Int.max, rounding: rule)
 }
 
 /// The product of two non-negative sizes, or nil when it does not fit in an `Int`.
-public func checkedProduct(_ a: Int, _ b: Int) -> Int? {
+package func checkedProduct(_ a: Int, _ b: Int) -> Int? {
     let (p, overflow) = a.multipliedReportingOverflow(by: b)
     return overflow ? nil : p
 }

@@ -162,7 +162,7 @@ public enum CropPlanner {
     }
 
     /// A crop of `size` centred on `point`, then moved inside the image (libvips' smartcrop placement).
-    public static func centred(size: (width: Int, height: Int), on point: Point, in image: ImageSize) -> PixelRect {
+    public static func centered(size: (width: Int, height: Int), on point: Point, in image: ImageSize) -> PixelRect {
         PixelRect(
             x: clampStart(point.x - Double(size.width) / 2, length: size.width, limit: image.width),
             y: clampStart(point.y - Double(size.height) / 2, length: size.height, limit: image.height),
@@ -188,7 +188,7 @@ public enum CropPlanner {
         let region = region(faces: faces, strategy: strategy, margin: margin)
         let clippedRegion = region.intersection(image.bounds)
         let size = cropSize(covering: region, ratio: ratio, in: image)
-        var crop = centred(size: size, on: Point(x: clippedRegion.midX, y: clippedRegion.midY), in: image)
+        var crop = centered(size: size, on: Point(x: clippedRegion.midX, y: clippedRegion.midY), in: image)
 
         if !crop.rect.contains(clippedRegion, tolerance: wholeTolerance) {
             let targets = targets(of: strategy, faces: faces)
@@ -263,10 +263,10 @@ public enum CropPlanner {
 }
 
 /// The warning for faces a crop cuts: one wording for `crop` and `batch`, agreeing with `regionFits`.
-public enum CutFaces {
+package enum CutFaces {
     /// nil when no face is cut. `cut` holds 0-based indices; `regionFits` is the plan's: when the faces the
     /// strategy frames fit, the cut ones are those it leaves out, which the warning says instead of "cannot fit".
-    public static func warning(input: String, cut: [Int], faceCount: Int, aspect: String, strategy: CropStrategy, regionFits: Bool) -> String? {
+    package static func warning(input: String, cut: [Int], faceCount: Int, aspect: String, strategy: CropStrategy, regionFits: Bool) -> String? {
         guard !cut.isEmpty else { return nil }
         let list = cut.map { "#\($0 + 1)" }.joined(separator: ", ")
         let (face, verb) = cut.count == 1 ? ("face", "is") : ("faces", "are")

@@ -1,14 +1,14 @@
 /// File names on Linux are bytes; facecrop's paths are Swift strings, which hold only valid UTF-8. A name in
 /// another encoding (Latin-1 "café.jpg") cannot be opened through a string, so it is refused by name, shown
 /// with its stray bytes escaped, instead of being decoded into another name that does not exist.
-public enum FileName {
+package enum FileName {
     /// The name as text, or nil when it is not valid UTF-8.
-    public static func text(_ bytes: some Collection<UInt8>) -> String? {
+    package static func text(_ bytes: some Collection<UInt8>) -> String? {
         String(validating: bytes, as: UTF8.self)
     }
 
     /// For messages: the valid UTF-8 sequences as they are, each other byte as `\xNN`.
-    public static func shown(_ bytes: some Collection<UInt8>) -> String {
+    package static func shown(_ bytes: some Collection<UInt8>) -> String {
         let bytes = Array(bytes)
         var out = ""
         var i = 0
@@ -26,7 +26,7 @@ public enum FileName {
     }
 
     /// What to do about such a name, for every message that refuses one.
-    public static let advice = "facecrop reads file names as UTF-8; rename it (for a Latin-1 name: convmv -f latin1 -t utf8 --notest)"
+    package static let advice = "facecrop reads file names as UTF-8; rename it (for a Latin-1 name: convmv -f latin1 -t utf8 --notest)"
 }
 
 extension String {

@@ -83,6 +83,8 @@ public enum FrameChoice: Hashable, Sendable {
     case noStableFace
 }
 
+/// The best-frame choice as pure functions: which frames to sample, whether the picture is steady over a
+/// window of frames, each frame's score from its faces, and the winner with the reason it won.
 public enum FrameSelection {
     /// Frame scores: the sum of the face scores over the largest number of faces any candidate has. A frame
     /// where everyone is found scores the mean quality of their faces (as Apple's selfie sample ranks images);

@@ -73,6 +73,7 @@ public struct LandmarkRegionLayout: Hashable, Sendable {
 
 /// A face's landmarks, like `VNFaceLandmarks2D`.
 public struct FaceLandmarks2D: Hashable, Sendable, Codable {
+    /// Which points the regions were made from.
     public enum Source: String, Hashable, Sendable, Codable {
         /// dlib's 68-point shape predictor (iBUG 300-W).
         case dlib68

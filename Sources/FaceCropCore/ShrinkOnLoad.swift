@@ -2,14 +2,14 @@
 /// shrinking. The factor is the largest that still leaves the decoded image `headroom` times the target on
 /// both axes, so the resize that follows has pixels to work with (libvips' `vips_thumbnail` keeps a factor of 2:
 /// a block shrink alone is too sharp for a final image).
-public enum ShrinkOnLoad {
+package enum ShrinkOnLoad {
     /// Headroom for an image people will look at (as libvips' thumbnail).
-    public static let outputHeadroom = 2.0
+    package static let outputHeadroom = 2.0
     /// Headroom for the detector's copy: the scaled IDCT is a fair filter, and the copy is resized once more.
-    public static let detectionHeadroom = 1.0
+    package static let detectionHeadroom = 1.0
 
     /// 8, 4, 2 or 1 for decoding `size` when `target` is wanted.
-    public static func factor(from size: ImageSize, to target: ImageSize, headroom: Double) -> Int {
+    package static func factor(from size: ImageSize, to target: ImageSize, headroom: Double) -> Int {
         guard target.width > 0, target.height > 0, headroom.isFinite, headroom > 0 else { return 1 }
         return [8, 4, 2].first { f in
             Double(size.width) / Double(f) >= Double(target.width) * headroom
@@ -18,7 +18,7 @@ public enum ShrinkOnLoad {
     }
 
     /// The factor for a copy whose long side is `box`.
-    public static func factor(from size: ImageSize, box: Int, headroom: Double) -> Int {
+    package static func factor(from size: ImageSize, box: Int, headroom: Double) -> Int {
         let long = max(size.width, size.height)
         guard long > 0, box > 0 else { return 1 }
         let scale = Double(box) / Double(long)

@@ -22,7 +22,7 @@ struct Batch: ParsableCommand {
     @Option(help: "Output file name: {stem} {ext} {width} {height} {aspect}.")
     var name = "{stem}-{width}x{height}.{ext}"
 
-    @Option(help: "Output format: jpg, png, webp, tif, heic or avif (repeatable: every output in each format). Default: jpg.")
+    @Option(help: "Output format: \(ImageFormat.choices()) (repeatable: every output in each format). Default: jpg.")
     var format: [String] = []
 
     @Option(parsing: .unconditionalSingleValue, help: "An output of exactly this size, WIDTHxHEIGHT (repeatable).")
@@ -79,9 +79,9 @@ struct Batch: ParsableCommand {
     /// The batch settings from the command line; throws ValidationError (exit 64) on nonsense.
     func settings() throws -> BatchSettings {
         var formats = [ImageFormat]()
-        for text in format.isEmpty ? ["jpg"] : format {
+        for text in format.isEmpty ? [ImageFormat.jpeg.fileExtension] : format {
             guard let format = ImageFormat(pathExtension: text) else {
-                throw ValidationError("Expected jpg, png, webp, tif, heic or avif for --format but received '\(text)'.")
+                throw ValidationError("Expected \(ImageFormat.choices()) for --format but received '\(text)'.")
             }
             if !formats.contains(format) { formats.append(format) }
         }

@@ -13,10 +13,10 @@ struct Crop: ParsableCommand {
 
     @Option(
         name: [.short, .long],
-        help: "Output image; the format follows the extension (.jpg .png .webp .tif .heic .avif); '-' writes it to standard output in the --format given.")
+        help: "Output image; the format follows the extension (\(ImageFormat.dottedList)); '-' writes it to standard output in the --format given.")
     var output: String?
 
-    @Option(help: "Format of '-o -': jpg, png, webp, tif, heic or avif.")
+    @Option(help: "Format of '-o -': \(ImageFormat.choices()).")
     var format: String?
 
     @Option(parsing: .unconditional, help: "Aspect ratio W:H of the crop (16:9, 1:1, 4:5, 1.91:1, ...) or 'original'. Default: 1:1, or that of --size.")
@@ -58,7 +58,7 @@ struct Crop: ParsableCommand {
         get throws {
             guard output == "-", let format else { return output.flatMap { ImageFormat(path: $0) } }
             guard let parsed = ImageFormat(pathExtension: format) else {
-                throw ValidationError("Expected jpg, png, webp, tif, heic or avif for --format but received '\(format)'.")
+                throw ValidationError("Expected \(ImageFormat.choices()) for --format but received '\(format)'.")
             }
             return parsed
         }
@@ -73,11 +73,11 @@ struct Crop: ParsableCommand {
             }
             guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
                 throw ValidationError(
-                    "Output '\(path)' has no extension to take its format from; end it in .jpg, .png, .webp, .tif, .heic or .avif\(option == "-o" ? " (or give '-o -' and --format for standard output)" : "")."
+                    "Output '\(path)' has no extension to take its format from; end it in \(ImageFormat.choices(dotted: true))\(option == "-o" ? " (or give '-o -' and --format for standard output)" : "")."
                 )
             }
             throw ValidationError(
-                "Unsupported output extension '.\(name[name.index(after: dot)...])' in '\(path)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
+                "Unsupported output extension '.\(name[name.index(after: dot)...])' in '\(path)'; use \(ImageFormat.choices(dotted: true)).")
         }
     }
 

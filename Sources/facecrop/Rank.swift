@@ -32,7 +32,7 @@ struct Rank: ParsableCommand {
         _ = try top
         if topText != nil && copyTo == nil { throw ValidationError("--top needs --copy-to.") }
         if let sheet, ImageFormat(path: sheet) == nil {
-            throw ValidationError("Unsupported extension in --sheet '\(sheet)'; use .jpg, .png, .webp, .tif, .heic or .avif.")
+            throw ValidationError("Unsupported extension in --sheet '\(sheet)'; use \(ImageFormat.choices(dotted: true)).")
         }
     }
 

@@ -37,7 +37,7 @@ struct AnnotateTests {
                 (["annotate", "portrait.png", "-o", "nowhere/a.png"], 73, "Error: Output folder 'nowhere' does not exist."),
                 (
                     ["annotate", "portrait.png", "-o", "a.gif"], 64,
-                    "Error: Output 'a.gif' has an unsupported extension; use .jpg, .jpeg, .png, .webp, .tif, .tiff, .heic or .avif."
+                    "Error: Output 'a.gif' has an unsupported extension; use .jpg, .png, .webp, .tif, .heic or .avif."
                 ),
                 (["annotate", "portrait.png", "-o", "a.png", "--max-side", "10"], 64, ""),
             ]

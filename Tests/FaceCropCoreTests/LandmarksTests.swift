@@ -54,7 +54,7 @@ struct LandmarksTests {
         #expect(Self.fitted.leftEye == Self.fitted.region(.leftEye) && Self.fitted.innerLips?.pointCount == 8)
     }
 
-    @Test func pupilsAreTheCentresOfTheirEyes() throws {
+    @Test func pupilsAreTheCentersOfTheirEyes() throws {
         let right = try #require(Self.fitted.rightPupil?.normalizedPoints.first)
         let eye = (36...41).map { FaceLandmarks2D.normalize(Self.pixels[$0], in: Self.pixelBox) }
         #expect(abs(right.x - eye.map(\.x).reduce(0, +) / 6) < 1e-12)

@@ -113,12 +113,14 @@ struct MemoryTests {
         let bytes = try Self.bytes("Samples/group.jpg")
         let executor = SerialExecutor()
         let width = 3
+        let started = Counter()
         let finished = Counter()
         let seen = try await withTaskExecutorPreference(executor) {
             let crops = Task(executorPreference: executor) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for _ in 0..<width {
                         group.addTask(executorPreference: executor) {
+                            started.count.withLock { $0 += 1 }
                             _ = try await cropper.runInBackground(bytes: bytes, format: .jpeg, options: CropOptions())
                             finished.count.withLock { $0 += 1 }
                         }
@@ -126,7 +128,9 @@ struct MemoryTests {
                     try await group.waitForAll()
                 }
             }
-            try await Task.sleep(for: .milliseconds(10))  // the crops are under way
+            // Until every crop is under way. Task.yield goes back to this executor; a timer (Task.sleep) would
+            // wake through Swift's shared pool, which other tests' blocking work can hold past the crops' end.
+            while started.count.withLock({ $0 }) < width { await Task.yield() }
             let seen = await Task(executorPreference: executor) { finished.count.withLock { $0 } }.value
             try await crops.value
             return seen

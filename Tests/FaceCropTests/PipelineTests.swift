@@ -348,6 +348,21 @@ struct PipelineTests {
     /// JPEG shrink-on-load for the crop gives the same picture as decoding at full size (within resampling noise).
     /// Over the single-pass budget the crop is read again from the file, shrunk on load when the output is small
     /// enough: the same pixels as a full decode, cropped and resized.
+    /// Within the single-pass budget the crop is cut from the pixels decoded once, never read again or shrunk.
+    @Test func decodedPixelsAreCutAsTheyAre() throws {
+        let analysis = try cropper.analyze(Fixtures.path("Samples/group.jpg"))
+        guard case .decoded(let image) = analysis.pixels else {
+            Issue.record("a JPEG within the single-pass budget is read again: \(analysis.pixels)")
+            return
+        }
+        #expect(image.size == analysis.storedSize)
+        var options = CropOptions()
+        options.size = .exact(width: 100, height: 100)
+        let crop = PixelRect(x: 0, y: 0, width: 1200, height: 1200)
+        let source = try FaceCropper.source(analysis, crop: crop, size: ImageSize(width: 100, height: 100), options: options)
+        #expect(source.shrink == 1 && source.image.size == analysis.storedSize)
+    }
+
     @Test func shrinkOnLoadMatchesAFullDecode() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -355,7 +370,10 @@ struct PipelineTests {
         var cropper = cropper
         cropper.singlePassBytes = 0  // read twice: the path that shrinks on load
         let analysis = try cropper.analyze(input)
-        #expect(analysis.decoded == nil)
+        guard case .encoded(_, isJPEG: true) = analysis.pixels else {
+            Issue.record("the crop would not be read again from the JPEG: \(analysis.pixels)")
+            return
+        }
         var options = CropOptions()
         options.aspect = .ratio(width: 16, height: 9)
         let crop = try cropper.plan(analysis, options: options)
@@ -364,6 +382,11 @@ struct PipelineTests {
             ShrinkOnLoad.factor(
                 from: ImageSize(width: crop.rect.width, height: crop.rect.height), to: ImageSize(width: 400, height: 225), headroom: ShrinkOnLoad.outputHeadroom
             ) == 2)
+        // The loader itself shrank by 2: the image the crop is cut from is half the stored size (rounded up).
+        let source = try FaceCropper.source(analysis, crop: crop.rect, size: ImageSize(width: 400, height: 225), options: options)
+        #expect(source.shrink == 2)
+        let stored = analysis.storedSize
+        #expect(source.image.size == ImageSize(width: (stored.width + 1) / 2, height: (stored.height + 1) / 2))
         let fast = dir.appendingPathComponent("fast.png").path
         _ = try cropper.write(analysis, crop: crop.rect, to: fast, options: options)
         let full = try VipsImage.open(input, sequential: false).extract(crop.rect).resized(width: 400, height: 225)

@@ -39,11 +39,11 @@ extension Golden {
 
     /// Pixels of each annotation colour (within 12 per channel: lines are antialiased), in a picture.
     static func annotationPixels(_ image: VipsImage) throws -> [String: Int] {
-        let colours: [(String, Colour)] = [("landmarks", .landmarks), ("crop", .crop), ("good", .good), ("fair", .fair), ("poor", .poor)]
+        let colors: [(String, Color)] = [("landmarks", .landmarks), ("crop", .crop), ("good", .good), ("fair", .fair), ("poor", .poor)]
         return try image.withRGB8 { rgb, width, height in
             var counts = [String: Int]()
             for i in stride(from: 0, to: 3 * width * height, by: 3) {
-                for (name, c) in colours
+                for (name, c) in colors
                 where abs(Int(rgb[i]) - Int(c.r)) <= 12 && abs(Int(rgb[i + 1]) - Int(c.g)) <= 12 && abs(Int(rgb[i + 2]) - Int(c.b)) <= 12 {
                     counts[name, default: 0] += 1
                 }
@@ -113,7 +113,7 @@ extension Golden {
             let recorded = try Golden.annotationPixels(reference)
             for (kind, count) in recorded where count >= 50 {
                 let got = drawn[kind] ?? 0
-                #expect(abs(got - count) <= count / 5, "\(name): \(got) pixels of the \(kind) colour, recorded \(count)")
+                #expect(abs(got - count) <= count / 5, "\(name): \(got) pixels of the \(kind) color, recorded \(count)")
             }
             #expect(recorded["landmarks", default: 0] >= 50, "\(name): the recorded picture shows no landmarks")
             let diff = try actual.compare(with: reference, threshold: Golden.pixelThreshold)

@@ -93,7 +93,7 @@ int fc_to_srgb(FCImage *in, FCImage **out);
 /// Pixels described by an embedded ICC profile converted to sRGB; the image itself when it has none.
 int fc_profile_to_srgb(FCImage *in, FCImage **out);
 /// libvips' attention smartcrop of width x height: the centre of attention, in input coordinates.
-int fc_attention_centre(FCImage *in, int width, int height, int *x, int *y);
+int fc_attention_center(FCImage *in, int width, int height, int *x, int *y);
 
 typedef enum { FC_JPEG = 0, FC_PNG = 1, FC_WEBP = 2, FC_TIFF = 3, FC_HEIF = 4, FC_AVIF = 5 } FCFormat;
 /// Saves with an explicit saver (the file name's extension is not consulted). quality <= 0: default.

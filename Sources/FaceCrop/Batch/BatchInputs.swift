@@ -25,6 +25,8 @@ public struct BatchInput: Sendable, Hashable {
     public var key: String { subfolder.isEmpty ? fileName : "\(subfolder)/\(fileName)" }
 }
 
+/// A batch's inputs: files as given and the images in folders (walked recursively if asked, bounded in depth,
+/// each folder once), sorted by key; and the share of them one machine takes (`shard`).
 public enum BatchInputs {
     public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "gif", "heic", "heif", "avif"]
     /// Folders nested deeper than this under a folder argument are reported, not walked.
@@ -141,10 +143,6 @@ public enum BatchInputs {
     /// The inputs of shard `index` (0-based) of `count`: by a stable hash of the key, so every machine
     /// agrees without coordination whatever order it listed the files in.
     public static func shard(_ inputs: [BatchInput], index: Int, count: Int) -> [BatchInput] {
-        inputs.filter { Int(fnv1a($0.key) % UInt64(count)) == index }
-    }
-
-    static func fnv1a(_ text: String) -> UInt64 {
-        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        inputs.filter { Shards.index(of: $0.key, count: count) == index }
     }
 }

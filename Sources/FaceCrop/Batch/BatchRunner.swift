@@ -126,7 +126,7 @@ public struct BatchRunner: Sendable {
 
     /// The outputs recorded in the manifests under the output folder, by identity: a later run never takes
     /// them for inputs (when the output folder is, or is inside, an input folder).
-    public static func recordedOutputs(under outputDirectory: String) -> Set<FileIdentity> {
+    package static func recordedOutputs(under outputDirectory: String) -> Set<FileIdentity> {
         var found = Set<FileIdentity>()
         func visit(_ folder: String, depth: Int) {
             guard depth <= BatchInputs.maxDepth else { return }
@@ -202,7 +202,7 @@ public struct BatchRunner: Sendable {
         return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
-    public static func sha256(_ path: String) throws(FaceCropError) -> String {
+    package static func sha256(_ path: String) throws(FaceCropError) -> String {
         var hex = [CChar](repeating: 0, count: 65)
         guard fc_sha256_file(path, &hex) == 0 else { throw .inputUnreadable(path, reason: errorText(errno)) }
         return String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -223,7 +223,7 @@ public struct BatchRunner: Sendable {
     }
 
     /// mkdir -p.
-    public static func makeDirectories(_ path: String) throws(FaceCropError) {
+    package static func makeDirectories(_ path: String) throws(FaceCropError) {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/\(part)"

@@ -38,6 +38,7 @@ public struct BatchOutput: Codable, Sendable, Equatable {
 
 /// What happened to one input: a line of the `--report` file.
 public struct BatchRecord: Codable, Sendable {
+    /// Written, skipped (its manifest matched: nothing changed since the last run), or failed.
     public enum Status: String, Codable, Sendable { case done, skipped, failed }
     public var input: String
     public var status: Status
@@ -68,6 +69,8 @@ struct Manifest: Codable {
     var outputs: [BatchOutput]
 }
 
+/// What a batch makes of every input: the output folder, one `OutputSpec` per output (aspect, size,
+/// format), the crop options they share, the file-name template, and when an input may be skipped.
 public struct BatchSettings: Sendable {
     public var outputDirectory: String
     public var specs: [OutputSpec]
@@ -106,19 +109,8 @@ public struct BatchSettings: Sendable {
     /// The output file name; `size` nil names what the spec knows before any work (its exact size, its width)
     /// and puts "W" and "H" with the aspect for the rest (for clash checks: crops of two aspects differ in size).
     public func outputName(for input: BatchInput, spec: OutputSpec, size: ImageSize?) -> String {
-        let aspect = spec.aspect.description.replacingOccurrences(of: ":", with: "x")
-        let (width, height): (String, String) =
-            switch (size, spec.size) {
-            case (let size?, _): (String(size.width), String(size.height))
-            case (nil, .exact(let w, let h)?): (String(w), String(h))
-            case (nil, .width(let w)?): (String(w), "H\(aspect)")
-            case (nil, nil): ("W\(aspect)", "H\(aspect)")
-            }
-        return nameTemplate.replacingOccurrences(of: "{stem}", with: input.stem)
-            .replacingOccurrences(of: "{ext}", with: spec.format.fileExtension)
-            .replacingOccurrences(of: "{width}", with: width)
-            .replacingOccurrences(of: "{height}", with: height)
-            .replacingOccurrences(of: "{aspect}", with: aspect)
+        BatchNaming.outputName(
+            template: nameTemplate, stem: input.stem, fileExtension: spec.format.fileExtension, aspect: spec.aspect, asked: spec.size, size: size)
     }
 
     /// The output paths known before any work: those whose name does not depend on the crop's size (exact
@@ -158,24 +150,5 @@ extension BatchOutput {
         var o = self
         o.path = path
         return o
-    }
-}
-
-extension ImageFormat {
-    public var fileExtension: String {
-        switch self {
-        case .jpeg: "jpg"
-        case .png: "png"
-        case .webp: "webp"
-        case .tiff: "tif"
-        case .heif: "heic"
-        case .avif: "avif"
-        }
-    }
-}
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

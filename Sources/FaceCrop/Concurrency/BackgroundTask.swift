@@ -3,17 +3,17 @@ import Synchronization
 
 /// Blocking work on a thread of its own, joined with `value()`. Used to put libvips' and OpenCV's blocking
 /// C calls on both cores at once; Swift's cooperative pool is the wrong place for blocking calls.
-public final class BackgroundTask<Value: Sendable>: @unchecked Sendable {
+package final class BackgroundTask<Value: Sendable>: @unchecked Sendable {
     private let box = ResultBox<Value>()
     private let thread: pthread_t?
 
-    public init(_ body: @escaping @Sendable () throws -> Value) {
+    package init(_ body: @escaping @Sendable () throws -> Value) {
         let box = self.box
         thread = startThread { box.result = Result { try body() } }
     }
 
     /// Waits for the work and returns its result. Call exactly once.
-    public func value() throws -> Value {
+    package func value() throws -> Value {
         if let thread { pthread_join(thread, nil) }
         return try box.result!.get()
     }
@@ -65,7 +65,7 @@ func runDetached(_ work: @escaping @Sendable () -> Void) {
 
 /// Calls `body` for every index in 0..<count on `jobs` threads, each taking the next index in turn. `body`
 /// returns false to start no further indices (those under way finish). Returns when all have finished.
-public func concurrentForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Bool) {
+package func concurrentForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Bool) {
     let next = Mutex((index: 0, stop: false))
     let workers = (0..<max(1, min(jobs, count))).map { _ in
         BackgroundTask {

@@ -3,13 +3,6 @@ import CFaceDetect
 import FaceCropCore
 import Synchronization
 
-/// A face as the detector reports it, in pixels of the analysed image (origin top-left).
-struct DetectedFace {
-    var box: Rect
-    var score: Double
-    var landmarks: [Point]?
-}
-
 /// An OpenCV face detector. OpenCV detectors are not thread-safe, so calls are serialised by a mutex
 /// (measured as fast as one detector per task on this kind of machine, and far lighter on memory).
 public final class FaceDetector: Sendable {
@@ -25,8 +18,10 @@ public final class FaceDetector: Sendable {
         deinit { cfd_free(pointer) }
     }
 
-    /// - Parameter modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
-    ///   XML for Haar (default: `defaultHaarCascade`).
+    /// - Parameters:
+    ///   - kind: the detector (default: CenterFace).
+    ///   - modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
+    ///     XML for Haar (default: `defaultHaarCascade`).
     public init(kind: DetectorKind = .centerface, modelPath: String? = nil) throws(FaceCropError) {
         let (pointer, message) = withErrorBuffer { error, size in
             switch kind {

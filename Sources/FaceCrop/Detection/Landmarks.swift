@@ -29,8 +29,10 @@ public final class LandmarkFitter: Sendable {
         deinit { clm_free(pointer) }
     }
 
-    /// - Parameter cacheDirectory: where the raw copy of the model is kept (created if needed); nil for none.
-    ///   A cache that cannot be read or written is ignored.
+    /// - Parameters:
+    ///   - modelPath: dlib's 68-point shape predictor (default: Debian's `libdlib-data`).
+    ///   - cacheDirectory: where the raw copy of the model is kept (created if needed); nil for none.
+    ///     A cache that cannot be read or written is ignored.
     public init(modelPath: String = LandmarkFitter.defaultModelPath, cacheDirectory: String? = LandmarkFitter.defaultCacheDirectory) throws(FaceCropError) {
         let (created, message) = withErrorBuffer { clm_create(modelPath, cacheDirectory, $0, $1) }
         guard let pointer = created else { throw .detector("the landmark model '\(modelPath)' cannot be loaded: \(message)") }

@@ -9,7 +9,7 @@ import Synchronization
 /// Temporary names are ".NAME.facecrop-PID-START-RANDOM.EXT": PID and START (the process's start time in
 /// clock ticks since boot, /proc/PID/stat) name the writing process even after its PID is reused, RANDOM is
 /// 16 hex digits. `isStaleTemporary` accepts only that exact shape.
-public enum AtomicFile {
+package enum AtomicFile {
     static let marker = ".facecrop-"
 
     static func temporaryName(for name: String) -> String {
@@ -141,8 +141,8 @@ public enum AtomicFile {
 
 /// Reports (`batch --report`): written atomically to a regular file, or straight into a FIFO or device
 /// (/dev/stdout); a failed write (a full disk, /dev/full) fails the run in the system's words.
-public enum ReportFile {
-    public static func write(_ bytes: [UInt8], to path: String, inputs: InputSet) throws(FaceCropError) {
+package enum ReportFile {
+    package static func write(_ bytes: [UInt8], to path: String, inputs: InputSet) throws(FaceCropError) {
         try OutputCheck.destination(path, inputs: inputs, allowStreams: true)
         var st = stat()
         if stat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG {
@@ -154,8 +154,8 @@ public enum ReportFile {
 }
 
 /// Copies a file atomically (`rank --copy-to`), in the system's words when it fails.
-public enum FileCopy {
-    public static func copy(_ source: String, to target: String, inputs: InputSet) throws(FaceCropError) {
+package enum FileCopy {
+    package static func copy(_ source: String, to target: String, inputs: InputSet) throws(FaceCropError) {
         try OutputCheck.destination(target, inputs: inputs)
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw .inputUnreadable(source, reason: errorText(errno)) }

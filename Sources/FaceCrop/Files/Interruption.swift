@@ -5,9 +5,9 @@ import Synchronization
 /// SIGINT, SIGTERM and SIGHUP stop facecrop cleanly: temporary files being written are deleted, then the
 /// process exits with 128 + the signal number. (SIGKILL cannot be caught: the next batch run removes the
 /// temporary files of processes that no longer exist.)
-public enum Interruption {
+package enum Interruption {
     /// Call before any thread starts: the signals are blocked everywhere and taken by one waiting thread.
-    public static func install() {
+    package static func install() {
         var set = sigset_t()
         sigemptyset(&set)
         for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, s) }

@@ -4,14 +4,14 @@ import Synchronization
 
 /// Checks an output path before any work: known extension, existing writable folder, not an input, not an
 /// existing FIFO or device (which a rename would replace).
-public enum OutputCheck {
+package enum OutputCheck {
     @discardableResult
     static func writable(_ path: String, input: String) throws(FaceCropError) -> ImageFormat {
         try writable(path, inputs: InputSet([input]))
     }
 
     @discardableResult
-    public static func writable(_ path: String, inputs: InputSet) throws(FaceCropError) -> ImageFormat {
+    package static func writable(_ path: String, inputs: InputSet) throws(FaceCropError) -> ImageFormat {
         guard let format = ImageFormat(path: path) else { throw .unsupportedOutputFormat(path) }
         guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(path) }
         try destination(path, inputs: inputs)
@@ -21,7 +21,7 @@ public enum OutputCheck {
     /// The checks every written path gets, whatever its format (reports and manifests too): not an input (by
     /// identity), an existing folder we may write in, and, unless `allowStreams`, not an existing FIFO, device
     /// or socket (a report may go to /dev/stdout; an image would replace the node).
-    public static func destination(_ path: String, inputs: InputSet, allowStreams: Bool = false) throws(FaceCropError) {
+    package static func destination(_ path: String, inputs: InputSet, allowStreams: Bool = false) throws(FaceCropError) {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         if name.isEmpty || name == "." || name == ".." { throw .outputNotWritable(path, reason: "it names a folder") }
         if inputs.input(at: path) != nil { throw .outputSameAsInput(path) }
@@ -43,7 +43,7 @@ public enum OutputCheck {
 
     /// Refuses two outputs that are one file: the same identity when they exist, else the same name in the
     /// same folder (by the folder's identity).
-    public static func distinct(_ outputs: [String]) throws(FaceCropError) {
+    package static func distinct(_ outputs: [String]) throws(FaceCropError) {
         for (i, a) in outputs.enumerated() {
             for b in outputs[(i + 1)...] where sameDestination(a, b) { throw .outputsClash(a, b) }
         }

@@ -2,9 +2,9 @@ import FaceCropCore
 import Glibc
 
 /// `-` for a crop's input and output: standard input read whole (within a limit), standard output written whole.
-public enum StandardStreams {
+package enum StandardStreams {
     /// Standard input to its end; more than `limit` bytes is `fileTooLarge` (65), a terminal is refused.
-    public static func read(limit: Int) throws(FaceCropError) -> [UInt8] {
+    package static func read(limit: Int) throws(FaceCropError) -> [UInt8] {
         if isatty(STDIN_FILENO) != 0 { throw .inputUnreadable("-", reason: "standard input is a terminal; pipe an image into it") }
         var bytes = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -18,7 +18,7 @@ public enum StandardStreams {
         }
     }
 
-    public static func write(_ bytes: [UInt8]) throws(FaceCropError) {
+    package static func write(_ bytes: [UInt8]) throws(FaceCropError) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }

@@ -39,9 +39,35 @@ private let vipsStarted: Bool = {
     return true
 }()
 
-/// Output formats facecrop writes, chosen by extension.
+/// Output formats facecrop writes, chosen by extension: the one list every option, help text and message about
+/// output formats is made from.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, webp, tiff, heif, avif
+
+    /// The extensions that name the format (any case), the usual one first.
+    public var pathExtensions: [String] {
+        switch self {
+        case .jpeg: ["jpg", "jpeg"]
+        case .png: ["png"]
+        case .webp: ["webp"]
+        case .tiff: ["tif", "tiff"]
+        case .heif: ["heic", "heif"]
+        case .avif: ["avif"]
+        }
+    }
+
+    /// The usual extension, without the dot: what batch names its outputs with.
+    public var fileExtension: String { pathExtensions[0] }
+
+    /// Every format's usual extension, for messages and help: "jpg, png, webp, tif, heic or avif", or with
+    /// `dotted` ".jpg, .png, .webp, .tif, .heic or .avif".
+    package static func choices(dotted: Bool = false) -> String {
+        let names = allCases.map { (dotted ? "." : "") + $0.fileExtension }
+        return names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+    }
+
+    /// Every format's usual extension, dotted and separated by spaces, for help texts: ".jpg .png .webp .tif .heic .avif".
+    package static var dottedList: String { allCases.map { "." + $0.fileExtension }.joined(separator: " ") }
 
     /// Defaults that give about the same visual quality across formats (sharp's and libvips' choices: AVIF's
     /// and HEIC's scales are not JPEG's); nil for the lossless formats.
@@ -53,16 +79,11 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The format one of `pathExtensions` names (without the dot, any case); nil for any other.
     public init?(pathExtension ext: String) {
-        switch ext.lowercased() {
-        case "jpg", "jpeg": self = .jpeg
-        case "png": self = .png
-        case "webp": self = .webp
-        case "tif", "tiff": self = .tiff
-        case "heic", "heif": self = .heif
-        case "avif": self = .avif
-        default: return nil
-        }
+        let ext = ext.lowercased()
+        guard let format = Self.allCases.first(where: { $0.pathExtensions.contains(ext) }) else { return nil }
+        self = format
     }
 
     /// From the extension of a path's last component ("out/a.b.png" → png); nil without a known one.
@@ -109,8 +130,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 }
 
 /// Output sizes checked before any work: what the format can hold, and the output pixel limit.
-public enum OutputLimits {
-    public static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int) throws(FaceCropError) {
+package enum OutputLimits {
+    package static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int) throws(FaceCropError) {
         if size.width < 1 || size.height < 1 {
             throw .outputTooLarge(path, width: size.width, height: size.height, reason: "which is not a picture")
         }
@@ -238,6 +259,10 @@ final class VipsImage: @unchecked Sendable {
     var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
     var loader: String { Self.string(fc_loader(pointer)) }
     var interpretation: String { Self.string(fc_interpretation(pointer)) }
+    /// Read by libvips' JPEG loader ("jpegload", "jpegload_source", ...): the one place a loader's name is read.
+    static func isJPEG(loader: String) -> Bool { loader.hasPrefix("jpegload") }
+    /// CMYK pixels (libvips' interpretation "cmyk").
+    static func isCMYK(interpretation: String) -> Bool { interpretation == "cmyk" }
 
     private static func string(_ raw: UnsafeMutablePointer<CChar>?) -> String {
         guard let raw else { return "" }
@@ -271,11 +296,11 @@ final class VipsImage: @unchecked Sendable {
     }
 
     /// libvips' attention centre for a crop of width x height.
-    func attentionCentre(width: Int, height: Int) throws(VipsError) -> Point {
+    func attentionCenter(width: Int, height: Int) throws(VipsError) -> Point {
         var x: Int32 = 0
         var y: Int32 = 0
         let (w, h) = (try cInt(width), try cInt(height))
-        try Self.check { fc_attention_centre(pointer, w, h, &x, &y) }
+        try Self.check { fc_attention_center(pointer, w, h, &x, &y) }
         return Point(x: Double(x), y: Double(y))
     }
 

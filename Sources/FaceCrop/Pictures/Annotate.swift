@@ -17,24 +17,24 @@ public enum Annotator {
             let sx = Double(size.width) / Double(analysis.size.width)
             let sy = Double(size.height) / Double(analysis.size.height)
             let r = crop.rect
-            picture.stroke(Rect(x: r.x * sx, y: r.y * sy, width: r.width * sx, height: r.height * sy), colour: .crop, thickness: thickness + 1)
+            picture.stroke(Rect(x: r.x * sx, y: r.y * sy, width: r.width * sx, height: r.height * sy), color: .crop, thickness: thickness + 1)
         }
-        let ignored = analysis.ignoredFaces.map { (face: $0.face, quality: Optional($0.quality), colour: Colour.ignored) }
+        let ignored = analysis.ignoredFaces.map { (face: $0.face, quality: Optional($0.quality), color: Color.ignored) }
         let faces = analysis.faces.enumerated().map { i, face in
-            (face: face, quality: quality?[i], colour: quality.map { Colour.forScore($0[i].score) } ?? .good)
+            (face: face, quality: quality?[i], color: quality.map { Color.forScore($0[i].score) } ?? .good)
         }
-        for (i, (face, quality, colour)) in (faces + ignored).enumerated() {
+        for (i, (face, quality, color)) in (faces + ignored).enumerated() {
             let box = face.boundingBox(in: size)
-            picture.stroke(box, colour: colour, thickness: thickness)
+            picture.stroke(box, color: color, thickness: thickness)
             // The landmark regions measured with the quality (68 points: closed outlines closed, pupils as
             // dots), else the detector's points.
             if let landmarks = quality?.landmarks {
                 for region in landmarks.regions {
                     let points = region.pointsInImage(faceBoundingBox: face.boundingBox, imageSize: size)
-                    picture.stroke(points, closed: region.isClosed, colour: .landmarks, thickness: max(1, thickness / 2))
+                    picture.stroke(points, closed: region.isClosed, color: .landmarks, thickness: max(1, thickness / 2))
                 }
             } else if let points = face.landmarks?.points(in: size) {
-                for p in points { picture.stroke([p], closed: false, colour: .landmarks, thickness: thickness) }
+                for p in points { picture.stroke([p], closed: false, color: .landmarks, thickness: thickness) }
             }
             let score = quality?.score
             var text = score.map { "#\(i + 1) \(threeDecimals($0))" } ?? "#\(i + 1)"
@@ -43,7 +43,7 @@ public enum Annotator {
             // Above the box when there is room, else inside its top edge.
             let (top, left) = (clampedInt(box.minY, in: 0...size.height, rounding: .down), clampedInt(box.minX, in: 0...size.width, rounding: .down))
             let y = top - height >= 0 ? top - height : top
-            picture.label(text, x: left, y: y, scale: scale, colour: .black, background: colour, thickness: textThickness, padding: thickness)
+            picture.label(text, x: left, y: y, scale: scale, color: .black, background: color, thickness: textThickness, padding: thickness)
         }
         return picture
     }
@@ -57,7 +57,7 @@ public enum Annotator {
 }
 
 /// Scores for people: three decimals.
-public func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
+package func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
 
 extension FaceCropper {
     /// `facecrop annotate`: the input drawn on by `Annotator` (its long side at most `maxSide`), written
@@ -73,7 +73,7 @@ extension FaceCropper {
         let scores = analysis.quality
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
         let writeStart = ContinuousClock.now
-        let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage.load(input, fitting: maxSide))
+        let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage(analysis, fitting: maxSide))
         try picture.write(to: output, quality: quality, inputs: readFiles([input]))
         analysis.timings.write = Self.ms(writeStart, .now)
         analysis.timings.total = Self.ms(start, .now)

@@ -5,21 +5,21 @@ import CVipsShim
 import FaceCropCore
 
 /// An 8-bit colour.
-public struct Colour: Hashable, Sendable {
+public struct Color: Hashable, Sendable {
     public var r, g, b: UInt8
     public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) { (self.r, self.g, self.b) = (r, g, b) }
 
-    public static let white = Colour(255, 255, 255)
-    public static let black = Colour(0, 0, 0)
-    public static let good = Colour(46, 204, 64)  // green
-    public static let fair = Colour(255, 176, 0)  // amber
-    public static let poor = Colour(230, 40, 40)  // red
-    public static let landmarks = Colour(0, 200, 255)  // cyan
-    public static let crop = Colour(255, 0, 200)  // magenta
-    public static let ignored = Colour(160, 160, 160)  // grey: below --min-quality
+    public static let white = Color(255, 255, 255)
+    public static let black = Color(0, 0, 0)
+    public static let good = Color(46, 204, 64)  // green
+    public static let fair = Color(255, 176, 0)  // amber
+    public static let poor = Color(230, 40, 40)  // red
+    public static let landmarks = Color(0, 200, 255)  // cyan
+    public static let crop = Color(255, 0, 200)  // magenta
+    public static let ignored = Color(160, 160, 160)  // grey: below --min-quality
 
     /// Green, amber or red for a capture quality score.
-    public static func forScore(_ score: Double) -> Colour { score >= 0.6 ? .good : score >= 0.3 ? .fair : .poor }
+    package static func forScore(_ score: Double) -> Color { score >= 0.6 ? .good : score >= 0.3 ? .fair : .poor }
 
     var components: [UInt8] { [r, g, b] }
 }
@@ -35,9 +35,9 @@ public struct RGBImage: Hashable, Sendable {
         (self.width, self.height, self.pixels) = (width, height, pixels)
     }
 
-    public init(width: Int, height: Int, fill: Colour) {
+    public init(width: Int, height: Int, fill: Color) {
         self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 3))
-        self.fill(PixelRect(x: 0, y: 0, width: width, height: height), colour: fill)
+        self.fill(PixelRect(x: 0, y: 0, width: width, height: height), color: fill)
     }
 
     init(_ image: VipsImage) throws(VipsError) {
@@ -50,15 +50,16 @@ public struct RGBImage: Hashable, Sendable {
         }
     }
 
-    /// The image upright (EXIF orientation applied), shrunk to fit a `box` x `box` square when larger.
-    public static func load(_ path: String, fitting box: Int) throws(FaceCropError) -> RGBImage {
-        try InputCheck.readableFile(path)
+    /// An analysed image upright (EXIF orientation applied), shrunk to fit a `box` x `box` square when larger,
+    /// from the pixels the analysis chose (`Analysis.pixels`): those in memory, else the input read again.
+    init(_ analysis: Analysis, fitting box: Int) throws(FaceCropError) {
         do {
-            let header = try VipsImage.open(path, sequential: true)
-            let o = header.orientation.displaySize(storedSize: header.size)
-            return try RGBImage(VipsImage.thumbnail(path, box: min(box, max(o.width, o.height))))
+            self = try RGBImage(analysis.pixels.upright(fitting: box, size: analysis.size))
         } catch {
-            throw FaceCropper.readError(path, error)
+            switch analysis.pixels {
+            case .decoded: throw .imageProcessing(error.message)
+            case .encoded(let input, _): throw FaceCropper.readError(input, error)
+            }
         }
     }
 
@@ -98,33 +99,33 @@ public struct RGBImage: Hashable, Sendable {
     // MARK: Drawing (coordinates in pixels, origin top-left; parts outside the image are clipped)
 
     /// A line through `points`, closed back to the first when `closed`; a single point is drawn as a dot.
-    public mutating func stroke(_ points: [Point], closed: Bool, colour: Colour, thickness: Int = 2) {
+    public mutating func stroke(_ points: [Point], closed: Bool, color: Color, thickness: Int = 2) {
         let xy = points.flatMap { [Float($0.x), Float($0.y)] }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
             _ = cfd_draw_polyline(
-                p.baseAddress, Int32(clamping: w), Int32(clamping: h), xy, Int32(clamping: points.count), closed ? 1 : 0, colour.components,
+                p.baseAddress, Int32(clamping: w), Int32(clamping: h), xy, Int32(clamping: points.count), closed ? 1 : 0, color.components,
                 Int32(clamping: thickness))
         }
     }
 
-    public mutating func stroke(_ r: Rect, colour: Colour, thickness: Int = 2) {
+    public mutating func stroke(_ r: Rect, color: Color, thickness: Int = 2) {
         stroke(
-            [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY), Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)], closed: true, colour: colour,
+            [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY), Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)], closed: true, color: color,
             thickness: thickness)
     }
 
-    public mutating func fill(_ r: PixelRect, colour: Colour) {
+    public mutating func fill(_ r: PixelRect, color: Color) {
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
             _ = cfd_fill_rect(
                 p.baseAddress, Int32(clamping: w), Int32(clamping: h), Int32(clamping: r.x), Int32(clamping: r.y), Int32(clamping: r.width),
-                Int32(clamping: r.height), colour.components)
+                Int32(clamping: r.height), color.components)
         }
     }
 
     /// The box `text` takes at `scale` (Hershey font: about 22 px tall at scale 1), descenders included.
-    public static func textSize(_ text: String, scale: Double, thickness: Int = 1) -> (width: Int, height: Int) {
+    package static func textSize(_ text: String, scale: Double, thickness: Int = 1) -> (width: Int, height: Int) {
         var w: Int32 = 0
         var h: Int32 = 0
         var base: Int32 = 0
@@ -136,16 +137,16 @@ public struct RGBImage: Hashable, Sendable {
     /// is given. Non-ASCII characters are drawn as '?'. Returns the box drawn.
     @discardableResult
     public mutating func label(
-        _ text: String, x: Int, y: Int, scale: Double, colour: Colour, background: Colour? = nil, thickness: Int = 1, padding: Int = 0
+        _ text: String, x: Int, y: Int, scale: Double, color: Color, background: Color? = nil, thickness: Int = 1, padding: Int = 0
     ) -> PixelRect {
         let size = Self.textSize(text, scale: scale, thickness: thickness)
         let box = PixelRect(x: x, y: y, width: size.width + 2 * padding, height: size.height + 2 * padding)
-        if let background { fill(box, colour: background) }
+        if let background { fill(box, color: background) }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
             _ = cfd_draw_text(
                 p.baseAddress, Int32(clamping: w), Int32(clamping: h), Self.ascii(text), Int32(clamping: x + padding), Int32(clamping: y + padding), scale,
-                Int32(clamping: thickness), colour.components)
+                Int32(clamping: thickness), color.components)
         }
         return box
     }

@@ -3,6 +3,7 @@ import FaceCropCore
 /// A contact sheet: thumbnails in a grid, each with caption lines under it; highlighted tiles get a
 /// coloured frame. Used by `rank --sheet` and the best-frame picker.
 public enum ContactSheet {
+    /// One picture of a sheet with its caption lines; a highlighted tile is framed in green.
     public struct Tile: Sendable {
         public var image: RGBImage
         public var caption: [String]
@@ -20,7 +21,7 @@ public enum ContactSheet {
     public static let maxTileSize = 1024
 
     /// The tile size that keeps a sheet of `count` tiles within `maxSheetPixels`: `preferred` when it fits.
-    public static func tileSize(for count: Int, preferred: Int = defaultTileSize) -> Int {
+    package static func tileSize(for count: Int, preferred: Int = defaultTileSize) -> Int {
         var size = max(minTileSize, preferred)
         while size > minTileSize, (sheetPixels(count: count, tileSize: size, lines: 3) ?? .max) > maxSheetPixels {
             size = max(minTileSize, size * 7 / 8)
@@ -30,7 +31,7 @@ public enum ContactSheet {
 
     /// Refuses a sheet of `count` tiles (at `tileSize(for:)`, three caption lines) over `maxSheetPixels`:
     /// before any work, so that the thumbnails kept for it are bounded too.
-    public static func check(count: Int, path: String) throws(FaceCropError) {
+    package static func check(count: Int, path: String) throws(FaceCropError) {
         try check(layout(count: count, tileSize: tileSize(for: count), lines: 3), count: count, path: path)
     }
 
@@ -81,16 +82,16 @@ public enum ContactSheet {
             let thumb = try tile.image.fitting(tileSize)
             let tx = x + padding + (tileSize - thumb.width) / 2
             let ty = y + padding + (tileSize - thumb.height) / 2
-            sheet.fill(PixelRect(x: x + padding, y: y + padding, width: tileSize, height: tileSize), colour: Colour(235, 235, 235))
+            sheet.fill(PixelRect(x: x + padding, y: y + padding, width: tileSize, height: tileSize), color: Color(235, 235, 235))
             sheet.paste(thumb, x: tx, y: ty)
             if tile.highlighted {
                 sheet.stroke(
-                    PixelRect(x: x + frame / 2, y: y + frame / 2, width: cellWidth - frame, height: cellHeight - frame).rect, colour: .good, thickness: frame)
+                    PixelRect(x: x + frame / 2, y: y + frame / 2, width: cellWidth - frame, height: cellHeight - frame).rect, color: .good, thickness: frame)
             }
             for (n, line) in tile.caption.enumerated() {
                 sheet.label(
                     fitted(line, width: tileSize, scale: scale), x: x + padding, y: y + 2 * padding + tileSize - 4 + n * lineHeight, scale: scale,
-                    colour: .black)
+                    color: .black)
             }
         }
         return sheet

@@ -10,7 +10,9 @@ public struct Analysis: Sendable {
     public var orientation: Orientation
     /// Upright size.
     public var size: ImageSize { orientation.displaySize(storedSize: storedSize) }
-    public var loader: String
+    /// The libvips loader that read the image ("jpegload", "pngload", ...; "video" for a video frame), as the
+    /// report names it.
+    public let loader: String
     /// The detector that found `faces` (their boxes' shape and scores depend on it).
     public var detector: DetectorKind
     public var faces: [FaceObservation]
@@ -22,22 +24,68 @@ public struct Analysis: Sendable {
     public var ignoredFaces: [(face: FaceObservation, quality: CaptureQuality)] = []
     /// The shrunk upright image the detector saw (kept for libvips' attention fallback).
     let preview: VipsImage
-    /// The whole image decoded in memory (stored orientation) when it fit `FaceCropper.singlePassBytes`.
-    let decoded: VipsImage?
-    let interpretation: String
-    /// The encoded bytes the image came from when it was read from memory (`analyze(bytes:name:)`); nil when it
-    /// came from the file at `path`.
-    var memory: VipsBlob? = nil
+    /// Where the full-resolution pixels come from, chosen once by `FaceCropper.analyze`: crops, quality
+    /// measurements and `annotate`'s picture all take them from here.
+    let pixels: PixelSource
+    /// The file or bytes the image was read from, for messages and for reading it again after a failure.
+    let input: ImageInput
+    /// Read by libvips' JPEG loader: it can shrink on load, and its pixels sit on an 8x8 block grid. Decided
+    /// once, from `loader`.
+    let isJPEG: Bool
+    /// CMYK pixels, turned into sRGB on output. Decided once, from libvips' interpretation.
+    let isCMYK: Bool
+
+    init(
+        path: String, storedSize: ImageSize, orientation: Orientation, loader: String, detector: DetectorKind, faces: [FaceObservation],
+        analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, interpretation: String
+    ) {
+        (self.path, self.storedSize, self.orientation, self.loader, self.detector) = (path, storedSize, orientation, loader, detector)
+        (self.faces, self.analysisSize, self.preview, self.pixels, self.input) = (faces, analysisSize, preview, pixels, input)
+        isJPEG = VipsImage.isJPEG(loader: loader)
+        isCMYK = VipsImage.isCMYK(interpretation: interpretation)
+    }
+
+    /// An image whose pixels are all in memory already (a video frame, a still at the analysis size).
+    init(
+        path: String, storedSize: ImageSize, orientation: Orientation, loader: String, detector: DetectorKind, faces: [FaceObservation],
+        analysisSize: ImageSize, preview: VipsImage, decoded: VipsImage, interpretation: String
+    ) {
+        self.init(
+            path: path, storedSize: storedSize, orientation: orientation, loader: loader, detector: detector, faces: faces, analysisSize: analysisSize,
+            preview: preview, pixels: .decoded(decoded), input: .file(path), interpretation: interpretation)
+    }
 
     /// Face boxes in pixels of the upright full-resolution image.
     public var faceRects: [Rect] { faces.map { $0.boundingBox(in: size) } }
 
-    /// Where the image can be read again.
-    var input: ImageInput { memory.map { .memory($0, name: path) } ?? .file(path) }
+    /// The whole image (stored orientation): `pixels.image(shrink:)`.
+    func reopen(shrink: Int = 1) throws(VipsError) -> VipsImage { try pixels.image(shrink: shrink) }
+}
 
-    /// The whole image: the decoded pixels when they were kept, else read again (sequentially).
-    func reopen(shrink: Int = 1) throws(VipsError) -> VipsImage {
-        if let decoded { return decoded }
-        return try input.open(sequential: true, shrink: shrink)
+/// Where an analysed image's full-resolution pixels come from: decided once, when it is analysed.
+enum PixelSource: Sendable {
+    /// The whole image decoded in memory, in stored orientation: it fit `FaceCropper.singlePassBytes`, or it is
+    /// a video frame.
+    case decoded(VipsImage)
+    /// Read again, sequentially, from the file or bytes it came from (decoding it whole would take more than
+    /// `FaceCropper.singlePassBytes`); a JPEG (`isJPEG`) can be shrunk on load.
+    case encoded(ImageInput, isJPEG: Bool)
+
+    /// The whole image in stored orientation: the decoded pixels, or the input read again, shrunk on load by
+    /// `shrink` (1, 2, 4 or 8; JPEG only).
+    func image(shrink: Int = 1) throws(VipsError) -> VipsImage {
+        switch self {
+        case .decoded(let image): return image
+        case .encoded(let input, _): return try input.open(sequential: true, shrink: shrink)
+        }
+    }
+
+    /// The whole image upright, shrunk to fit a `box` x `box` square when it is larger (`size`: its upright size).
+    func upright(fitting box: Int, size: ImageSize) throws(VipsError) -> VipsImage {
+        let box = min(box, max(size.width, size.height))
+        switch self {
+        case .decoded(let image): return try image.preview(box: box)
+        case .encoded(let input, _): return try input.thumbnail(box: box)
+        }
     }
 }

@@ -1,6 +1,6 @@
 import FaceCropCore
 
-/// What facecrop found and did for one input: the `--json` output (schema in README).
+/// What facecrop found and did for one input: the `--json` output (its fields are described in docs/json.md).
 public struct CropReport: Codable, Sendable {
     public var version = FaceCropper.version
     public var input: InputInfo
@@ -15,6 +15,7 @@ public struct CropReport: Codable, Sendable {
     public var timings: Timings
 }
 
+/// The input of a crop report (`input` in `--json`): path, upright size, EXIF orientation, libvips loader.
 public struct InputInfo: Codable, Sendable {
     public var path: String
     /// Upright (display) size in pixels, after EXIF orientation.
@@ -26,6 +27,7 @@ public struct InputInfo: Codable, Sendable {
     public var loader: String
 }
 
+/// What faces were detected on (`analysis` in `--json`): the detector's copy's size, the detector and its threshold.
 public struct AnalysisInfo: Codable, Sendable {
     /// Size of the shrunk image the detector saw.
     public var width: Int
@@ -34,6 +36,8 @@ public struct AnalysisInfo: Codable, Sendable {
     public var threshold: Double
 }
 
+/// One face in a crop report: its box (Vision-style and in pixels), the detector's confidence, its landmarks,
+/// and its capture quality when it was measured.
 public struct FaceReport: Codable, Sendable {
     /// Vision-style: normalized 0...1, origin bottom-left.
     public var boundingBox: Rect
@@ -70,6 +74,9 @@ extension FaceReport {
     }
 }
 
+/// A planned crop (`FaceCropper.plan`): the rectangle of the upright image it keeps, how it was reached
+/// (strategy, aspect, margin, the faces' region), which faces it cuts, and the no-face fallback when there
+/// was no face.
 public struct CropInfo: Codable, Sendable {
     public var strategy: CropStrategy
     public var aspect: String
@@ -94,6 +101,8 @@ public struct CroppedImage: Sendable {
     public var report: CropReport
 }
 
+/// One written (or encoded) output: where, its size and format, and whether `withoutEnlargement` kept it
+/// at the crop's size.
 public struct OutputInfo: Codable, Sendable {
     public var path: String
     public var width: Int
@@ -135,4 +144,30 @@ extension Double {
         return (self * scale).rounded() / scale
     }
     private func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { r, _ in r * 10 } }
+}
+
+extension FaceCropper {
+    /// The `--json` report. `landmarks` adds each face's landmark regions (measured with its quality).
+    public func report(
+        _ analysis: Analysis, crop: CropInfo?, output: OutputInfo?, quality: [CaptureQuality]? = nil, landmarks: Bool = false
+    ) -> CropReport {
+        let size = analysis.size
+        func faceReport(_ f: FaceObservation, _ quality: CaptureQuality?) -> FaceReport {
+            FaceReport(
+                boundingBox: f.boundingBox.rounded(6), rect: f.boundingBox(in: size).rounded(2), confidence: f.confidence.rounded(4),
+                landmarks: f.landmarks.map { FaceLandmarks($0.allPoints.map { $0.rounded(6) }) },
+                landmarkPoints: f.landmarks.map { FaceLandmarks($0.points(in: size).map { $0.rounded(2) }) },
+                quality: quality, landmarkRegions: landmarks ? quality?.landmarks?.mapped { $0.rounded(6) } : nil)
+        }
+        let quality = quality ?? analysis.quality
+        let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality?[i]) }
+        let ignored = analysis.ignoredFaces.map { faceReport($0.face, $0.quality) }
+        var timings = analysis.timings
+        for k in [\Timings.load, \.detect, \.quality, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
+        return CropReport(
+            input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
+            analysis: AnalysisInfo(width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold),
+            faces: faces, ignoredFaces: ignored.isEmpty ? nil : ignored, crop: crop, output: output, quality: quality.flatMap(ImageQuality.init),
+            timings: timings)
+    }
 }

@@ -4,6 +4,7 @@ import Synchronization
 /// `facecrop rank`: images ordered by the mean capture quality of their faces, best first; images
 /// without a face and unreadable ones listed apart. The `--json` output.
 public struct Ranking: Codable, Sendable {
+    /// An image with a face, with its score (the mean of its faces') and the range of its faces' scores.
     public struct Ranked: Codable, Sendable, Equatable {
         public var path: String
         public var score: Double
@@ -12,6 +13,7 @@ public struct Ranking: Codable, Sendable {
         public var faces: Int
     }
 
+    /// An image that could not be ranked, with the error and its exit status.
     public struct Failed: Codable, Sendable, Equatable {
         public var path: String
         public var error: String

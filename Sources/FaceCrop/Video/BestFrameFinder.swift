@@ -5,11 +5,25 @@
 import FaceCropCore
 import Synchronization
 
+/// Picks the best frame of a video or Live Photo, as `facecrop best-frame` does: `analyze` decodes small copies
+/// of the frames to look at, tracks how steady the picture is, finds and scores the faces, and chooses
+/// (`FrameSelection`); `write` decodes the chosen frame again at full resolution and writes it, cropped around
+/// its faces or whole. `stability` measures the steadiness alone.
+///
+/// ```swift
+/// let finder = BestFrameFinder(cropper: cropper, quality: try QualityAnalyzer(landmarks: nil))
+/// let analysis = try finder.analyze("clip.mov")
+/// let output = try finder.write(analysis, to: "best.jpg", crop: CropOptions(), cropped: true)
+/// ```
 public struct BestFrameFinder: Sendable {
+    /// Detects faces in each frame (its detector, threshold and analysis size) and crops the chosen one.
     public let cropper: FaceCropper
+    /// Scores the faces of each frame.
     public let quality: QualityAnalyzer
+    /// How many frames, stability, and the limits on the video.
     public var options: VideoOptions
 
+    /// A finder with `cropper`'s detector and settings and `quality`'s model.
     public init(cropper: FaceCropper, quality: QualityAnalyzer, options: VideoOptions = VideoOptions()) {
         self.cropper = cropper
         self.quality = quality

@@ -2,6 +2,7 @@
 import FaceCropCore
 import Synchronization
 
+/// A size in pixels, as the video reports write it.
 public struct SizeInfo: Codable, Sendable, Hashable {
     public var width: Int
     public var height: Int
@@ -19,6 +20,8 @@ public struct StabilityReport: Codable, Sendable {
     public var frames: [StabilityFrame]
 }
 
+/// One frame of `facecrop stability --json`: its time, its shift from the previous frame, and whether the
+/// picture was steady there.
 public struct StabilityFrame: Codable, Sendable, Hashable {
     public var index: Int
     public var time: Double
@@ -106,6 +109,7 @@ public struct BestFrameReport: Codable, Sendable {
     public var timings: VideoTimings
 }
 
+/// What the frames were analysed at (`analysis` in `facecrop best-frame --json`): size, detector, mode.
 public struct VideoAnalysisInfo: Codable, Sendable {
     public var width: Int
     public var height: Int
@@ -117,12 +121,15 @@ public struct VideoAnalysisInfo: Codable, Sendable {
     public var requested: Int?
 }
 
+/// The stability settings a best frame was chosen with: threshold, window length, `--stable-only`.
 public struct StabilitySettings: Codable, Sendable {
     public var threshold: Double
     public var history: Int
     public var stableOnly: Bool
 }
 
+/// One candidate frame (or the Live Photo's still) in `facecrop best-frame --json`: its faces, score and
+/// stability, and whether it was chosen.
 public struct FrameReport: Codable, Sendable {
     public var index: Int
     /// "video" or "still".
@@ -138,6 +145,8 @@ public struct FrameReport: Codable, Sendable {
     public var chosen: Bool
 }
 
+/// One face of a candidate frame: where it is, the detector's confidence, and its capture quality with the
+/// components the score is made of.
 public struct FrameFaceReport: Codable, Sendable {
     /// Vision-style: normalized 0...1, origin bottom-left.
     public var boundingBox: Rect
@@ -146,6 +155,7 @@ public struct FrameFaceReport: Codable, Sendable {
     public var components: [String: Double]
 }
 
+/// The frame `BestFrameFinder` chose, with its score and the reason it won.
 public struct ChosenFrame: Codable, Sendable {
     public var index: Int
     public var source: String

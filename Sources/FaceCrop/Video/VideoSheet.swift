@@ -12,7 +12,7 @@ extension BestFrameFinder {
             let size = ImageSize(width: frame.width, height: frame.height)
             let thickness = max(2, max(frame.width, frame.height) / 160)
             for (face, q) in zip(f.faces, f.quality) {
-                image.stroke(face.boundingBox(in: size), colour: .forScore(q.score), thickness: thickness)
+                image.stroke(face.boundingBox(in: size), color: .forScore(q.score), thickness: thickness)
             }
             let when = f.isStill ? "#\(i) still" : "#\(i) \(String(((f.time ?? 0) * 100).rounded() / 100)) s"
             let score = analysis.scores[i].map { "score \(String(($0 * 1000).rounded() / 1000))" } ?? "no face"

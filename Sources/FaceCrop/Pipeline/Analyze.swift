@@ -1,0 +1,110 @@
+// Reading an image and finding its faces: the decode strategy (one decode in memory, or a shrunk copy now and a
+// second read for the crop), detection on the analysis-size copy, and which detected faces are kept.
+import FaceCropCore
+
+extension FaceCropper {
+    /// Reads the image and finds its faces: the header, a copy at the analysis size for the detector, and
+    /// (within `singlePassBytes`) the decoded pixels the crop will be cut from.
+    public func analyze(_ path: String) throws(FaceCropError) -> Analysis {
+        let start = ContinuousClock.now
+        try InputCheck.readableFile(path, maxBytes: maxFileSize)
+        return try analyze(.file(path), since: start)
+    }
+
+    /// `analyze` on an encoded image (JPEG, PNG, WebP, TIFF, GIF, HEIC/AVIF, ...) held in memory: the same result
+    /// as from a file holding these bytes, without writing anything to disk. The bytes are copied once; `name`
+    /// stands for the path in messages and reports.
+    public func analyze(bytes: [UInt8], name: String = FaceCropper.memoryName) throws(FaceCropError) -> Analysis {
+        let start = ContinuousClock.now
+        if bytes.isEmpty { throw .inputEmpty(name) }
+        if bytes.count > maxFileSize { throw .fileTooLarge(name, bytes: bytes.count, limit: maxFileSize) }
+        let blob: VipsBlob
+        do { blob = try VipsBlob(bytes) } catch { throw .imageProcessing(error.message) }
+        return try analyze(.memory(blob, name: name), since: start)
+    }
+
+    private func analyze(_ input: ImageInput, since start: ContinuousClock.Instant) throws(FaceCropError) -> Analysis {
+        try checkSettings()
+        let path = input.name
+        let header: VipsImage
+        do { header = try input.open(sequential: true) } catch { throw Self.readError(input, error) }
+        let stored = header.size
+        guard stored.width > 0, stored.height > 0 else { throw .notAnImage(path) }
+        if stored.width * stored.height > maxPixels {
+            throw .tooManyPixels(path, width: stored.width, height: stored.height, limit: maxPixels)
+        }
+        if let whole = header.wholeFrameDecode, whole.bytes > maxDecodeMemory {
+            throw .wholeFrameTooLarge(path, kind: whole.kind, width: stored.width, height: stored.height, bytes: whole.bytes, limit: maxDecodeMemory)
+        }
+        // Decode once when the image fits the budget and cut the crop from those pixels later. For a JPEG the
+        // full decode runs on a second core while a shrink-on-load decode feeds the detector (cheaper than
+        // shrinking the full image), so decoding and detection overlap; other formats take the preview from
+        // the decoded pixels. Larger images are read twice, sequentially (shrunk now, cropped later), so
+        // memory stays bounded.
+        var full: BackgroundTask<VipsImage>?
+        var decoded: VipsImage?
+        let preview: VipsImage
+        do {
+            if header.decodedBytes > singlePassBytes {
+                preview = try input.thumbnail(box: self.analysisSize).inMemory()
+            } else if VipsImage.isJPEG(loader: header.loader) {
+                full = BackgroundTask { try header.inMemory() }
+                let shrink = ShrinkOnLoad.factor(from: stored, box: analysisSize, headroom: ShrinkOnLoad.detectionHeadroom)
+                preview = try input.open(sequential: true, shrink: shrink).preview(box: analysisSize)
+            } else {
+                let pixels = try header.inMemory()
+                decoded = pixels
+                preview = try pixels.preview(box: self.analysisSize)
+            }
+        } catch {
+            // The full decode is joined before anything is thrown, and its error, when it has one, is the one
+            // reported (it read the whole file).
+            var error: any Error = error
+            if let full, case .failure(let fullError) = Result(catching: { try full.value() }) { error = fullError }
+            if let error = error as? VipsError { throw Self.readError(input, error) }
+            throw .imageProcessing("\(error)")
+        }
+        let loaded = ContinuousClock.now
+
+        let orientation = header.orientation
+        let analysisSize = preview.size
+        let detected: Result<[DetectedFace], FaceCropError>
+        do {
+            detected = .success(try preview.withRGB8 { rgb, w, h in try detector.detect(rgb: rgb, width: w, height: h, threshold: threshold) })
+        } catch let error as FaceCropError {
+            detected = .failure(error)
+        } catch {
+            detected = .failure(.imageProcessing("\(error)"))
+        }
+        let detectedAt = ContinuousClock.now
+        if let full {
+            do { decoded = try full.value() } catch let error as VipsError { throw Self.readError(input, error) } catch {
+                throw .imageProcessing("\(error)")
+            }
+        }
+        let kept = FaceFilter.dropWeak(FaceFilter.plausible(try detected.get(), in: analysisSize), kind: detector.kind)
+        let faces = Self.observations(kept, analysisSize: analysisSize)
+        let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input, isJPEG: VipsImage.isJPEG(loader: header.loader))
+        var analysis = Analysis(
+            path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
+            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, interpretation: header.interpretation)
+        analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)
+        analysis.timings.detect = Self.ms(loaded, detectedAt)
+        return analysis
+    }
+
+    /// `FaceFilter.dropWeak`, as the best-frame finder calls it on video frames.
+    static func dropWeak(_ faces: [DetectedFace], kind: DetectorKind) -> [DetectedFace] { FaceFilter.dropWeak(faces, kind: kind) }
+
+    /// Detector pixels (origin top-left of the analysed image) → Vision-style normalized observations.
+    static func observations(_ faces: [DetectedFace], analysisSize: ImageSize) -> [FaceObservation] {
+        faces.map { f in
+            FaceObservation(
+                boundingBox: Coordinates.normalizedRect(forPixel: f.box, imageSize: analysisSize),
+                confidence: f.score,
+                landmarks: f.landmarks.map { points in
+                    FaceLandmarks(points.map { Coordinates.normalizedPoint(forPixel: $0, imageSize: analysisSize) })
+                })
+        }
+    }
+}

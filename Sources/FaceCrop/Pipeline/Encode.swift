@@ -1,0 +1,28 @@
+// Crops encoded in memory: the bytes a file of that format would hold.
+import FaceCropCore
+
+extension FaceCropper {
+    /// `write` into memory: the bytes it would write to a file of that format, byte for byte; no file is touched.
+    /// `OutputInfo.path` is `FaceCropper.memoryName`.
+    public func encode(_ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions) throws(FaceCropError) -> (
+        bytes: [UInt8], info: OutputInfo
+    ) {
+        guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(Self.memoryName + "." + format.rawValue) }
+        let outSize = Self.outputSize(for: crop, options)
+        try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
+        let bytes: [UInt8]
+        do throws(VipsError) {
+            var image = try Self.output(analysis, crop: crop, size: outSize, options: options)
+            if !format.supportsAlpha { image = try image.flattenedOnWhite() }
+            bytes = try image.encoded(format: format, quality: options.quality(for: format), strip: options.strip)
+        } catch {
+            switch analysis.pixels {
+            case .decoded: throw .imageProcessing(error.message)
+            case .encoded(let input, _): throw Self.readError(input, error)
+            }
+        }
+        let info = OutputInfo(
+            path: Self.memoryName, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options))
+        return (bytes, info)
+    }
+}

@@ -1,0 +1,40 @@
+// A batch's pure decisions: its outputs' file names from the --name template, and which shard an input is in.
+
+/// The file names of a batch's outputs.
+package enum BatchNaming {
+    /// `template` with `{stem}`, `{ext}`, `{width}`, `{height}` and `{aspect}` filled in (the aspect's ":" written
+    /// "x"). `size` nil names what is known before any work (the asked exact size, the asked width) and puts
+    /// "W" and "H" with the aspect for the rest (for clash checks: crops of two aspects differ in size).
+    package static func outputName(template: String, stem: String, fileExtension: String, aspect: Aspect, asked: OutputSize?, size: ImageSize?)
+        -> String
+    {
+        let aspect = aspect.description.replacing(":", with: "x")
+        let (width, height): (String, String) =
+            switch (size, asked) {
+            case (let size?, _): (String(size.width), String(size.height))
+            case (nil, .exact(let w, let h)?): (String(w), String(h))
+            case (nil, .width(let w)?): (String(w), "H\(aspect)")
+            case (nil, nil): ("W\(aspect)", "H\(aspect)")
+            }
+        return template.replacing("{stem}", with: stem)
+            .replacing("{ext}", with: fileExtension)
+            .replacing("{width}", with: width)
+            .replacing("{height}", with: height)
+            .replacing("{aspect}", with: aspect)
+    }
+}
+
+/// `--shard K/N`: every machine puts an input in the same shard without coordination, whatever order it
+/// listed the files in, by a stable hash of the input's key.
+package enum Shards {
+    /// The 0-based shard of `key` among `count` (at least 1).
+    package static func index(of key: String, count: Int) -> Int {
+        precondition(count > 0, "a shard count is at least 1")
+        return Int(fnv1a(key) % UInt64(count))
+    }
+
+    /// 64-bit FNV-1a over the key's UTF-8 bytes.
+    package static func fnv1a(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+}
