@@ -68,8 +68,8 @@ struct PipelineTests {
         }
         let reference = try points(1)
         let m = reference.quality.measurements
-        #expect(try #require(m.eyeAspectRatio) > 0.2 && reference.quality.components["eyes"] == 1, "\(m)")
-        #expect(try #require(m.mouthOpenness) < 0.5 && reference.quality.components["mouth"] == 1)
+        #expect(try #require(m.eyeAspectRatio) > 0.2 && reference.quality.components[.eyes] == 1, "\(m)")
+        #expect(try #require(m.mouthOpenness) < 0.5 && reference.quality.components[.mouth] == 1)
         for o in 2...8 {
             let other = try points(o)
             let mean = zip(other.points, reference.points).map { LandmarksFitTests.distance($0, $1) }.reduce(0, +) / 68
@@ -82,8 +82,8 @@ struct PipelineTests {
         let analysis = try cropper.analyze(Fixtures.path("Golden/exif-1/input.jpg"))
         let q = try #require(try QualityAnalyzer(landmarks: nil).assess(analysis).first)
         #expect(q.landmarks?.source == .detector5 && q.landmarks?.allPoints.count == 5)
-        #expect(q.components["eyes"] == nil && q.components["mouth"] == nil && q.measurements.eyeAspectRatio == nil)
-        #expect(q.components["pose"] != nil)
+        #expect(q.components[.eyes] == nil && q.components[.mouth] == nil && q.measurements.eyeAspectRatio == nil)
+        #expect(q.components[.pose] != nil)
     }
 
     @Test func haarFindsTheFrontalFaceWithoutLandmarks() throws {

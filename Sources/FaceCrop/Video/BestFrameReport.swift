@@ -143,7 +143,7 @@ public struct FrameFaceReport: Codable, Sendable {
     public var boundingBox: Rect
     public var confidence: Double
     public var score: Double
-    public var components: [String: Double]
+    public var components: [QualityComponent: Double]
 }
 
 public struct ChosenFrame: Codable, Sendable {
