@@ -5,7 +5,7 @@ import Testing
 struct QualityTests {
     static let good = {
         var m = QualityMeasurements(
-            blur: 0.28, noise: 2, brightness: 0.5, contrast: 0.2, clipped: 0, imbalance: 0.02, faceHeight: 200,
+            blur: 0.15, noise: 2, brightness: 0.5, contrast: 0.2, clipped: 0, imbalance: 0.02, faceHeight: 200,
             roll: 0, yaw: 0, pitch: 0.57, expression: [0, 0, 0, 0.2, 0, 0, 0.8], inside: 1)
         (m.eyeAspectRatio, m.mouthOpenness) = (0.3, 0.1)
         return m
@@ -90,7 +90,7 @@ struct QualityTests {
     @Test func oneBadComponentDominates() {
         let model = QualityModel.defaults
         var m = Self.good
-        m.blur = 0.95
+        m.blur = 1
         let total = model.weights.total
         let expected = pow(model.floor, model.weights.sharpness / total)
         #expect(abs(model.score(m).score - expected) < 0.01 && expected < 0.6)
@@ -147,7 +147,7 @@ struct VisibleShareTests {
     let lines = q.explanation()
     #expect(lines.count == q.components.count)
     #expect(lines.map { String($0.prefix { $0 != " " }) } == QualityComponent.allCases.filter { q.components[$0] != nil }.map(\.rawValue))
-    #expect(lines[0] == "sharpness   0.455  weight 3  blur 0.600 (0 sharp ... 1 flat)")
+    #expect(lines[0] == "sharpness   0.471  weight 3  blur 0.600 (0 sharp ... 1 flat)")
     #expect(lines.contains("noise       1.000  weight 1.5  noise 2.00 grey levels"))
     #expect(lines.contains("pose        1.000  weight 1.5  roll 0.0°, yaw 0.000, pitch 0.570"))
     var haar = m
