@@ -75,7 +75,7 @@ extension BestFrameFinder {
         case .noStableFace: outcome = "noStableFace"
         }
         var timings = analysis.timings
-        timings.analyse = timings.analyse.rounded(2)
+        timings.analyze = timings.analyze.rounded(2)
         timings.decodeWait = timings.decodeWait.rounded(2)
         timings.write = timings.write.rounded(2)
         timings.total = timings.total.rounded(2)
