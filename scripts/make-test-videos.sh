@@ -37,6 +37,19 @@ done
 graph+="$(printf '[c%d]' $(seq 0 11))concat=n=12:v=1:a=0[v]"
 ff -loop 1 -framerate 30 -t 2 -i "$hopper" -filter_complex "$graph" -map "[v]" -r 30 "${x264[@]}" "$out/best.mp4"
 
+# soft.mp4: 2 s at 30 fps, 960x540, twelve slots of 5 frames of Obama's portrait in a wider frame (his face
+# about 110 px tall at the analysis size, as in a phone's Live Photo): slot 6 sharp, every other slot only
+# mildly soft (gaussian blur of sigma 0.5 to 1), the two beside it the least. The best frame is the sharp one,
+# at --frames 12 and --every-frame.
+soft=(1 0.75 1 0.5 0.75 0.5 0 0.5 0.75 1 0.5 1)
+graph="[0:v]split=12$(printf '[s%d]' $(seq 0 11));"
+for i in "${!soft[@]}"; do
+  blur=$([ "${soft[$i]}" = 0 ] && echo "null" || echo "gblur=sigma=${soft[$i]}:steps=6")
+  graph+="[s$i]trim=start_frame=$((i * 5)):end_frame=$((i * 5 + 5)),setpts=PTS-STARTPTS,scale=238:310,pad=960:540:361:115:0x6a7480,$blur,setsar=1[c$i];"
+done
+graph+="$(printf '[c%d]' $(seq 0 11))concat=n=12:v=1:a=0[v]"
+ff -loop 1 -framerate 30 -t 2 -i "$obama" -filter_complex "$graph" -map "[v]" -r 30 "${x264[@]}" "$out/soft.mp4"
+
 # settle.mp4: 2 s at 30 fps. Frames 0...29: a sharp 480x480 window panning 6 px per frame over the portrait
 # enlarged to 768x768; frames 30...59: the window still, the picture soft (gaussian blur 3).
 ff -loop 1 -framerate 30 -t 2 -i "$hopper" -filter_complex \

@@ -16,7 +16,13 @@ so they are not an independent check; --faces-dev N also runs the families on N 
 ../shared/testdata/faces-dev (not used for tuning; skipped when the folder is absent), each cut down to a
 portrait of its largest ground-truth face. Deterministic: the noise is seeded.
 
-Usage: scripts/quality-validation.py [--bin PATH] [--images DIR] [--faces-dev N] [--json]
+--mild-blur instead checks that a mild blur lowers the score at every step: true gaussian kernels of sigma 0.5,
+1, 1.5, 2 and 3 (libvips' default kernel cuts sigma 0.5 down to nothing), every level written as PNG so that
+only the blur differs, on the portraits and on every faces-dev photo whose largest face is at least 48 px tall.
+It prints, per set, the share of faces whose score falls at every step (a face the detector loses counts as
+falling) and the median rho.
+
+Usage: scripts/quality-validation.py [--bin PATH] [--images DIR] [--faces-dev N] [--mild-blur] [--json]
 """
 import argparse, json, math, os, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -113,8 +119,38 @@ def score(binary, path, centre):
     return best
 
 
-def faces_dev(root, count):
-    """Up to `count` faces-dev photos whose largest face is at least 80 px tall, spread over the set."""
+MILD_BLUR = [0, 0.5, 1, 1.5, 2, 3]
+
+
+def mild_blur(binary, sources, work):
+    """[(name, scores by sigma)] under true gaussian blurs of MILD_BLUR, every level as PNG."""
+    rows = []
+    with ThreadPoolExecutor(2) as pool:
+        for n, (src, box) in enumerate(sources):
+            outs = [os.path.join(work, f"m{n}-{i}.png") for i in range(len(MILD_BLUR))]
+            for out, sigma in zip(outs, MILD_BLUR):
+                vips("copy", src, out) if sigma == 0 else vips("gaussblur", src, out, sigma, "--min-ampl", 0.005)
+            x, y, w, h = box
+            rows.append((src, list(pool.map(lambda o: score(binary, o, (x + w / 2, y + h / 2, w)), outs))))
+            for out in outs:
+                os.remove(out)
+    return rows
+
+
+def show_mild_blur(title, rows):
+    found = [r for r in rows if r[1][0] > 0]
+    falls = [all(b < a or b == 0 for a, b in zip(s, s[1:])) for _, s in found]
+    rhos = [spearman(MILD_BLUR, s) for _, s in found]
+    print(f"{title}: {len(found)} faces, gaussian blur of sigma {', '.join(map(str, MILD_BLUR[1:]))}")
+    print(f"  score falls at every step: {sum(falls)} of {len(found)} ({sum(falls) / len(found):.0%}); median rho {median(rhos):.3f}")
+    for (src, s), ok in zip(found, falls):
+        if not ok or len(found) <= 3:
+            print(f"  {'falls' if ok else 'RISES'} {os.path.basename(src)}: {', '.join(f'{x:.4f}' for x in s)}")
+    return sum(falls) / len(found)
+
+
+def faces_dev(root, count, min_height=80):
+    """Up to `count` faces-dev photos whose largest face is at least `min_height` px tall, spread over the set."""
     folder = os.path.join(root, "..", "shared", "testdata", "faces-dev")
     try:
         with open(os.path.join(folder, "manifest.json")) as f:
@@ -124,10 +160,10 @@ def faces_dev(root, count):
     chosen = []
     for e in sorted(manifest, key=lambda e: e["image"]):
         faces = e.get("faces") or []
-        if faces and max(f[3] for f in faces) >= 80:
+        if faces and max(f[3] for f in faces) >= min_height:
             chosen.append((os.path.join(folder, e["image"]), tuple(max(faces, key=lambda f: f[2] * f[3]))))
     step = max(1, len(chosen) // count) if count else 1
-    return chosen[::step][:count]
+    return chosen[::step][:count] if count else chosen
 
 
 def portrait(src, box, out):
@@ -229,6 +265,7 @@ def main():
     p.add_argument("--images", default=os.path.join(root, "Golden"))
     p.add_argument("--json", action="store_true")
     p.add_argument("--faces-dev", type=int, default=0, metavar="N", help="also run on N faces-dev photos")
+    p.add_argument("--mild-blur", action="store_true", help="check that a mild blur lowers the score at every step")
     a = p.parse_args()
     # The portraits: one face each, public domain: Grace Hopper, Barack Obama, Eileen Collins (Golden/SOURCES.md).
     shared = os.path.join(root, "..", "shared", "testdata", "public-domain")
@@ -241,6 +278,13 @@ def main():
         r = subprocess.run([a.bin, "detect", "--json", src], capture_output=True, text=True, check=True)
         face = json.loads(r.stdout)["faces"][0]["rect"]
         sources.append((src, (face["x"], face["y"], face["width"], face["height"])))
+    if a.mild_blur:
+        with tempfile.TemporaryDirectory() as work:
+            show_mild_blur("mild blur, public-domain portraits", mild_blur(a.bin, sources, work))
+            dev = [portrait(src, box, os.path.join(work, f"dev{n}.png")) for n, (src, box) in enumerate(faces_dev(root, 0, 48))]
+            if dev:
+                show_mild_blur("mild blur, faces-dev photos (held out)", mild_blur(a.bin, dev, work))
+        return
     dev = faces_dev(root, a.faces_dev) if a.faces_dev else []
     with tempfile.TemporaryDirectory() as work:
         sets = {"public-domain portraits": (run_families(a.bin, sources, work), len(sources))}

@@ -287,22 +287,33 @@ extern "C" void cfd_expression_free(CFDExpression *model) { delete model; }
 namespace {
 
 // Crete, Dolmiere, Ladret, Nicolas: "The blur effect: perception and estimation with a new no-reference
-// perceptual blur metric" (2007). 0 for a sharp image, growing towards 1 as it blurs.
+// perceptual blur metric" (2007). 0 for a sharp image, growing towards 1 as it blurs. Summed over the face's
+// edges only (the 10 % of its pixels with the strongest Sobel gradient, the complement of where the noise is
+// measured): on the flat rest, noise reads as detail, so added noise made a face "sharper".
 float crete_blur(const cv::Mat &f) {
-    cv::Mat bv, bh;
+    cv::Mat bv, bh, gx, gy;
     cv::blur(f, bv, cv::Size(1, 9));
     cv::blur(f, bh, cv::Size(9, 1));
-    auto direction = [](const cv::Mat &a, const cv::Mat &b, bool vertical) {
-        cv::Mat da, db;
+    cv::Sobel(f, gx, CV_32F, 1, 0);
+    cv::Sobel(f, gy, CV_32F, 0, 1);
+    const cv::Mat gradient = cv::abs(gx) + cv::abs(gy);
+    std::vector<float> sorted(gradient.begin<float>(), gradient.end<float>());
+    const size_t cut = sorted.size() * 9 / 10;
+    std::nth_element(sorted.begin(), sorted.begin() + cut, sorted.end());
+    const cv::Mat edges = gradient >= sorted[cut];
+    auto direction = [&](const cv::Mat &a, const cv::Mat &b, bool vertical) {
+        cv::Mat da, db, mask;
         if (vertical) {
             cv::absdiff(a.rowRange(1, a.rows), a.rowRange(0, a.rows - 1), da);
             cv::absdiff(b.rowRange(1, b.rows), b.rowRange(0, b.rows - 1), db);
+            mask = edges.rowRange(1, edges.rows);
         } else {
             cv::absdiff(a.colRange(1, a.cols), a.colRange(0, a.cols - 1), da);
             cv::absdiff(b.colRange(1, b.cols), b.colRange(0, b.cols - 1), db);
+            mask = edges.colRange(1, edges.cols);
         }
         cv::Mat v = cv::max(da - db, 0.0);
-        const double sf = cv::sum(da)[0], sv = cv::sum(v)[0];
+        const double sf = cv::mean(da, mask)[0], sv = cv::mean(v, mask)[0];  // means over the same pixels
         return sf > 0 ? static_cast<float>((sf - sv) / sf) : 1.f;
     };
     return std::max(direction(f, bv, true), direction(f, bh, false));
@@ -349,14 +360,24 @@ extern "C" int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDEx
         out->noise = immerkaer_noise(f255(inner));
         out->mean = static_cast<float>(mean[0]);
         out->contrast = static_cast<float>(stddev[0]);
-        out->clipped = static_cast<float>((cv::countNonZero(face < 0.02) + cv::countNonZero(face > 0.98)) /
-                                          static_cast<double>(face.total()));
+        // Clipped areas, not clipped pixels: on the face smoothed over about 2 % of its height, so a catchlight
+        // or a dark lash does not count and a mild blur (which rounds such pixels off) hardly changes the share;
+        // and counted on a soft threshold (a pixel counts fully at 0.01 or 0.99, not at all at 0.05 or 0.95), so
+        // a region a little under the hard limit does not flip the share when the face moves or softens.
+        cv::Mat smooth, dark, bright;
+        cv::GaussianBlur(face, smooth, cv::Size(0, 0), 1.5);
+        cv::min(cv::max((0.05 - smooth) / 0.04, 0.0), 1.0, dark);
+        cv::min(cv::max((smooth - 0.95) / 0.04, 0.0), 1.0, bright);
+        out->clipped = static_cast<float>(cv::mean(dark)[0] + cv::mean(bright)[0]);
         const cv::Mat left = face.colRange(0, face.cols / 2), right = face.colRange(face.cols / 2, face.cols);
         out->imbalance = static_cast<float>(std::abs(cv::mean(left)[0] - cv::mean(right)[0]));
         for (float &p : out->expression) p = -1;
         if (expression) {
-            cv::Mat face64;
-            cv::resize(grey, face64, cv::Size(64, 64), 0, 0, cv::INTER_AREA);
+            // Through 48x48 first, the resolution of FER2013's faces the model learnt from: detail finer than
+            // that (which a mild blur removes) never reaches the model, so a slightly soft face reads the same.
+            cv::Mat face48, face64;
+            cv::resize(grey, face48, cv::Size(48, 48), 0, 0, cv::INTER_AREA);
+            cv::resize(face48, face64, cv::Size(64, 64), 0, 0, cv::INTER_LINEAR);
             expression->net.setInput(cv::dnn::blobFromImage(face64, 1 / 127.5, cv::Size(64, 64), cv::Scalar(127.5)));
             cv::Mat probabilities = expression->net.forward();
             for (int i = 0; i < 7 && i < static_cast<int>(probabilities.total()); i++) out->expression[i] = probabilities.ptr<float>()[i];

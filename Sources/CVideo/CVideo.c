@@ -25,6 +25,7 @@
 #define FF_FUNCTIONS(X) \
     X(av_display_rotation_get) \
     X(av_find_best_stream) \
+    X(av_frame_clone) \
     X(av_frame_alloc) \
     X(av_frame_free) \
     X(av_log_set_level) \
@@ -381,12 +382,12 @@ static void turn(const uint8_t *src, int sw, int sh, int bpp, int rotation, uint
     }
 }
 
-/// Scales and converts v->frame into `out` (width x height in display orientation, `format` RGB24 or GRAY8).
-static int convert(VideoHandle *v, struct SwsContext **context, enum AVPixelFormat format, int width, int height, uint8_t *out,
-                   char *error, size_t error_size) {
-    AVFrame *f = v->frame;
+/// Scales and converts `f` into `out` (width x height in display orientation, `format` RGB24 or GRAY8), turned
+/// clockwise by `rotation` through the scratch buffer `*turned` (grown as needed).
+static int convert_frame(const AVFrame *f, int rotation, struct SwsContext **context, uint8_t **turned, size_t *turned_size,
+                         enum AVPixelFormat format, int width, int height, uint8_t *out, char *error, size_t error_size) {
     const int bpp = format == AV_PIX_FMT_RGB24 ? 3 : 1;
-    const int quarter = v->rotation % 180 != 0;
+    const int quarter = rotation % 180 != 0;
     const int sw = quarter ? height : width, sh = quarter ? width : height;  // scaled size, stored orientation
     const int shrinking = sw < f->width || sh < f->height;
     *context = ff.sws_getCachedContext(*context, f->width, f->height, f->format, sw, sh, format,
@@ -396,24 +397,69 @@ static int convert(VideoHandle *v, struct SwsContext **context, enum AVPixelForm
         return VIDEO_FAILED;
     }
     uint8_t *target = out;
-    if (v->rotation) {
+    if (rotation) {
         size_t need = (size_t)sw * sh * bpp;
-        if (v->turned_size < need) {
-            uint8_t *p = realloc(v->turned, need);
+        if (*turned_size < need) {
+            uint8_t *p = realloc(*turned, need);
             if (!p) {
                 set_error(error, error_size, "out of memory", 0);
                 return VIDEO_FAILED;
             }
-            v->turned = p;
-            v->turned_size = need;
+            *turned = p;
+            *turned_size = need;
         }
-        target = v->turned;
+        target = *turned;
     }
     uint8_t *planes[4] = {target, NULL, NULL, NULL};
     int strides[4] = {sw * bpp, 0, 0, 0};
     ff.sws_scale(*context, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
-    if (v->rotation) turn(target, sw, sh, bpp, v->rotation, out, width, height);
+    if (rotation) turn(target, sw, sh, bpp, rotation, out, width, height);
     return VIDEO_OK;
+}
+
+static int convert(VideoHandle *v, struct SwsContext **context, enum AVPixelFormat format, int width, int height, uint8_t *out,
+                   char *error, size_t error_size) {
+    return convert_frame(v->frame, v->rotation, context, &v->turned, &v->turned_size, format, width, height, out, error,
+                         error_size);
+}
+
+struct VideoKeptFrame {
+    AVFrame *frame;
+    int rotation;
+};
+
+VideoKeptFrame *video_keep(VideoHandle *v) {
+    if (!v || !v->decoded_any) return NULL;
+    VideoKeptFrame *k = calloc(1, sizeof *k);
+    if (!k) return NULL;
+    k->frame = ff.av_frame_clone(v->frame);
+    if (!k->frame) {
+        free(k);
+        return NULL;
+    }
+    k->rotation = v->rotation;
+    return k;
+}
+
+int video_kept_convert(const VideoKeptFrame *k, int width, int height, uint8_t *rgb, char *error, size_t error_size) {
+    if (!k || !rgb || width <= 0 || height <= 0) {
+        set_error(error, error_size, "invalid arguments", 0);
+        return VIDEO_FAILED;
+    }
+    struct SwsContext *context = NULL;
+    uint8_t *turned = NULL;
+    size_t turned_size = 0;
+    int rc = convert_frame(k->frame, k->rotation, &context, &turned, &turned_size, AV_PIX_FMT_RGB24, width, height, rgb, error,
+                           error_size);
+    ff.sws_freeContext(context);
+    free(turned);
+    return rc;
+}
+
+void video_kept_free(VideoKeptFrame *k) {
+    if (!k) return;
+    ff.av_frame_free(&k->frame);
+    free(k);
 }
 
 int video_read(VideoHandle *v, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,

@@ -4,7 +4,7 @@ import Glibc  // log, exp, atan2 (libm); Foundation would add ICU to every proce
 
 /// What is measured on one face for its capture quality.
 public struct QualityMeasurements: Hashable, Sendable, Codable {
-    /// Crete-Roffet re-blur metric on the face: about 0.25 sharp, growing towards 1 as it blurs.
+    /// Crete-Roffet re-blur metric on the face's edges: about 0.2 sharp, growing towards 1 as it blurs.
     public var blur: Double
     /// Noise estimate in grey levels (0...255).
     public var noise: Double
@@ -54,18 +54,77 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
     }
 }
 
+/// One component of the capture quality. The raw value is its key in JSON reports and its name in `--explain`;
+/// the cases are in the order of the documentation's table, which `--explain` follows.
+public enum QualityComponent: String, CaseIterable, Codable, CodingKeyRepresentable, Hashable, Sendable {
+    case sharpness, noise, exposure, size, pose, eyes, mouth, expression, border, compression, confidence
+}
+
+/// The weight of each component in the score's (weighted geometric) mean: one stored value per component, so
+/// none can be missing.
+public struct QualityWeights: Hashable, Sendable {
+    public var sharpness = 3.0
+    public var noise = 1.5
+    public var exposure = 2.0
+    public var size = 1.0
+    public var pose = 1.5
+    public var eyes = 2.0
+    public var mouth = 0.5
+    public var expression = 1.0
+    public var border = 2.0
+    public var compression = 2.0
+    public var confidence = 1.5
+
+    public init() {}
+
+    public subscript(_ component: QualityComponent) -> Double {
+        get {
+            switch component {
+            case .sharpness: sharpness
+            case .noise: noise
+            case .exposure: exposure
+            case .size: size
+            case .pose: pose
+            case .eyes: eyes
+            case .mouth: mouth
+            case .expression: expression
+            case .border: border
+            case .compression: compression
+            case .confidence: confidence
+            }
+        }
+        set {
+            switch component {
+            case .sharpness: sharpness = newValue
+            case .noise: noise = newValue
+            case .exposure: exposure = newValue
+            case .size: size = newValue
+            case .pose: pose = newValue
+            case .eyes: eyes = newValue
+            case .mouth: mouth = newValue
+            case .expression: expression = newValue
+            case .border: border = newValue
+            case .compression: compression = newValue
+            case .confidence: confidence = newValue
+            }
+        }
+    }
+
+    /// The sum of all the weights.
+    public var total: Double { QualityComponent.allCases.reduce(0) { $0 + self[$1] } }
+}
+
 /// A face's capture quality, 0...1 (higher is better), with the component scores it came from.
 public struct CaptureQuality: Hashable, Sendable, Codable {
     public var score: Double
-    /// Each component, 0...1: sharpness, noise, exposure, size, pose, eyes, mouth, expression, border,
-    /// compression, confidence.
-    public var components: [String: Double]
+    /// Each component measured, 0...1 (encoded as an object keyed by the components' names).
+    public var components: [QualityComponent: Double]
     public var measurements: QualityMeasurements
     /// The landmarks measured on the way (68 points, or the detector's 5 without dlib's model). Not encoded
     /// here: reports give them once per face, beside the quality.
     public var landmarks: FaceLandmarks2D?
 
-    public init(score: Double, components: [String: Double], measurements: QualityMeasurements, landmarks: FaceLandmarks2D? = nil) {
+    public init(score: Double, components: [QualityComponent: Double], measurements: QualityMeasurements, landmarks: FaceLandmarks2D? = nil) {
         self.score = score
         self.components = components
         self.measurements = measurements
@@ -76,11 +135,6 @@ public struct CaptureQuality: Hashable, Sendable, Codable {
 }
 
 extension CaptureQuality {
-    /// The components in the order of the README's table.
-    public static let componentOrder = [
-        "sharpness", "noise", "exposure", "size", "pose", "eyes", "mouth", "expression", "border", "compression", "confidence",
-    ]
-
     /// `x` with exactly `digits` decimals (this module does without Foundation's formatting).
     static func fixed(_ x: Double, digits: Int) -> String {
         let scale = (0..<digits).reduce(1) { a, _ in a * 10 }
@@ -92,34 +146,34 @@ extension CaptureQuality {
     }
 
     /// One line per component measured: its value, its weight in the mean, and the measurements it came from.
-    public func explanation(weights: [String: Double] = QualityModel.defaults.weights) -> [String] {
+    public func explanation(weights: QualityWeights = QualityModel.defaults.weights) -> [String] {
         let m = measurements
         func f(_ x: Double, _ digits: Int = 3) -> String { Self.fixed(x, digits: digits) }
-        func detail(_ name: String) -> String {
-            switch name {
-            case "sharpness": return "blur \(f(m.blur)) (0 sharp ... 1 flat)"
-            case "noise": return "noise \(f(m.noise, 2)) grey levels"
-            case "exposure":
+        func detail(_ component: QualityComponent) -> String {
+            switch component {
+            case .sharpness: return "blur \(f(m.blur)) (0 sharp ... 1 flat)"
+            case .noise: return "noise \(f(m.noise, 2)) grey levels"
+            case .exposure:
                 return "brightness \(f(m.brightness)), contrast \(f(m.contrast)), clipped \(f(m.clipped)), left/right imbalance \(f(m.imbalance))"
-            case "size": return "face height \(f(m.faceHeight, 0)) px"
-            case "pose": return "roll \(f(m.roll ?? 0, 1))°, yaw \(f(m.yaw ?? 0)), pitch \(f(m.pitch ?? 0))"
-            case "eyes": return "eye aspect ratio \(f(m.eyeAspectRatio ?? 0))"
-            case "mouth": return "mouth openness \(f(m.mouthOpenness ?? 0))"
-            case "expression":
+            case .size: return "face height \(f(m.faceHeight, 0)) px"
+            case .pose: return "roll \(f(m.roll ?? 0, 1))°, yaw \(f(m.yaw ?? 0)), pitch \(f(m.pitch ?? 0))"
+            case .eyes: return "eye aspect ratio \(f(m.eyeAspectRatio ?? 0))"
+            case .mouth: return "mouth openness \(f(m.mouthOpenness ?? 0))"
+            case .expression:
                 let e = m.expression ?? []
                 return e.count == 7 ? "angry \(f(e[0], 2)), disgusted \(f(e[1], 2)), afraid \(f(e[2], 2)), sad \(f(e[4], 2))" : ""
-            case "border": return "share inside the image \(f(m.inside))"
-            case "compression": return "blockiness \(f(m.blockiness, 2))"
-            case "confidence": return "detector confidence \(f(m.confidence))"
-            default: return ""
+            case .border: return "share inside the image \(f(m.inside))"
+            case .compression: return "blockiness \(f(m.blockiness, 2))"
+            case .confidence: return "detector confidence \(f(m.confidence))"
             }
         }
-        let width = Self.componentOrder.map(\.count).max() ?? 0
-        return Self.componentOrder.compactMap { name in
-            guard let value = components[name] else { return nil }
+        let width = QualityComponent.allCases.map(\.rawValue.count).max() ?? 0
+        return QualityComponent.allCases.compactMap { component in
+            guard let value = components[component] else { return nil }
+            let name = component.rawValue
             let padded = name + String(repeating: " ", count: width - name.count)
-            let weight = weights[name] ?? 0
-            return "\(padded) \(f(value))  weight \(weight == weight.rounded() ? f(weight, 0) : f(weight, 1))  \(detail(name))"
+            let weight = weights[component]
+            return "\(padded) \(f(value))  weight \(weight == weight.rounded() ? f(weight, 0) : f(weight, 1))  \(detail(component))"
         }
     }
 }
@@ -127,15 +181,18 @@ extension CaptureQuality {
 /// Capture quality: every constant and weight in one table of defaults.
 public struct QualityModel: Hashable, Sendable {
     /// Relative weight of each component in the (weighted geometric) mean.
-    public var weights: [String: Double] = [
-        "sharpness": 3, "noise": 1.5, "exposure": 2, "size": 1, "pose": 1.5, "eyes": 2, "mouth": 0.5, "expression": 1,
-        "border": 2, "compression": 2, "confidence": 1.5,
-    ]
-    /// blur → sharpness: 1 at or below `sharpBlur`, 0 at or above `blurredBlur`.
-    public var sharpBlur = 0.30
-    public var blurredBlur = 0.85
-    /// noise (grey levels) → 1 at or below `cleanNoise`, 0 at or above `noisyNoise`.
-    public var cleanNoise = 3.0
+    public var weights = QualityWeights()
+    /// blur → sharpness: 1 at or below `sharpBlur`, 0 at or above `blurredBlur`. `sharpBlur` lies below the
+    /// sharpest faces measured (about 0.19 on their edges) and `blurredBlur` is the metric's maximum, so the
+    /// ramp is flat nowhere real faces are: every bit of blur costs, and a face blurred further always scores
+    /// lower.
+    public var sharpBlur = 0.15
+    public var blurredBlur = 1.0
+    /// noise (grey levels) → 1 at or below `cleanNoise`, 0 at or above `noisyNoise`. Immerkær's estimate reads a
+    /// clean face's own fine texture as a few grey levels at the measuring size (2.7–3.3 on the public-domain
+    /// portraits, 5.7 on the film grain of Grace Hopper's); a mild blur removes that reading with the detail, so
+    /// readings under `cleanNoise` do not count, while noise of 12 grey levels added to a portrait still does.
+    public var cleanNoise = 4.5
     public var noisyNoise = 15.0
     /// Brightness within `brightnessTolerance` of 0.5 is fine, 0 at `brightnessTolerance + brightnessFalloff` away.
     public var brightnessTolerance = 0.12
@@ -175,33 +232,33 @@ public struct QualityModel: Hashable, Sendable {
 
     /// The score of a face `detector` found (its confidence is read on that detector's scale).
     public func score(_ m: QualityMeasurements, detector: DetectorProfile = .centerface) -> CaptureQuality {
-        var c: [String: Double] = [:]
-        c["sharpness"] = ramp(m.blur, zeroAt: blurredBlur, oneAt: sharpBlur)
-        c["noise"] = ramp(m.noise, zeroAt: noisyNoise, oneAt: cleanNoise)
+        var c: [QualityComponent: Double] = [:]
+        c[.sharpness] = ramp(m.blur, zeroAt: blurredBlur, oneAt: sharpBlur)
+        c[.noise] = ramp(m.noise, zeroAt: noisyNoise, oneAt: cleanNoise)
         let brightness = ramp(abs(m.brightness - 0.5), zeroAt: brightnessTolerance + brightnessFalloff, oneAt: brightnessTolerance)
         let contrast = ramp(m.contrast, zeroAt: 0, oneAt: goodContrast)
         let clipping = ramp(m.clipped, zeroAt: maxClipped, oneAt: 0)
         let balance = ramp(m.imbalance, zeroAt: imbalanceTolerance + imbalanceFalloff, oneAt: imbalanceTolerance)
-        c["exposure"] = brightness * contrast * clipping * balance
-        c["size"] = ramp(m.faceHeight, zeroAt: tinyFace, oneAt: goodFace)
+        c[.exposure] = brightness * contrast * clipping * balance
+        c[.size] = ramp(m.faceHeight, zeroAt: tinyFace, oneAt: goodFace)
         if let roll = m.roll, let yaw = m.yaw, let pitch = m.pitch {
-            c["pose"] =
+            c[.pose] =
                 ramp(abs(roll), zeroAt: maxRoll, oneAt: 0) * ramp(abs(yaw), zeroAt: maxYaw, oneAt: 0)
                 * ramp(abs(pitch - levelPitch), zeroAt: maxPitchOffset, oneAt: 0)
         }
-        if let ear = m.eyeAspectRatio { c["eyes"] = ramp(ear, zeroAt: closedEyes, oneAt: openEyes) }
-        if let mouth = m.mouthOpenness { c["mouth"] = ramp(mouth, zeroAt: yawn, oneAt: openMouth) }
+        if let ear = m.eyeAspectRatio { c[.eyes] = ramp(ear, zeroAt: closedEyes, oneAt: openEyes) }
+        if let mouth = m.mouthOpenness { c[.mouth] = ramp(mouth, zeroAt: yawn, oneAt: openMouth) }
         if let e = m.expression, e.count == 7 {
-            c["expression"] = max(0, 1 - (e[0] + e[1] + e[2] + e[4]))  // angry, disgust, fear, sad
+            c[.expression] = max(0, 1 - (e[0] + e[1] + e[2] + e[4]))  // angry, disgust, fear, sad
         }
-        c["border"] = ramp(m.inside, zeroAt: minInside, oneAt: 1)
-        c["compression"] = ramp(m.blockiness, zeroAt: heavyBlocking, oneAt: cleanBlocking)
-        c["confidence"] = ramp(m.confidence, zeroAt: detector.unsureFace, oneAt: detector.sureFace)
+        c[.border] = ramp(m.inside, zeroAt: minInside, oneAt: 1)
+        c[.compression] = ramp(m.blockiness, zeroAt: heavyBlocking, oneAt: cleanBlocking)
+        c[.confidence] = ramp(m.confidence, zeroAt: detector.unsureFace, oneAt: detector.sureFace)
         // Weighted geometric mean over the components measured: a blurred face is not rescued by good light.
         var logSum = 0.0
         var weightSum = 0.0
-        for (name, value) in c {
-            let w = weights[name] ?? 0
+        for (component, value) in c {
+            let w = weights[component]
             logSum += w * log(max(value, floor))
             weightSum += w
         }

@@ -83,6 +83,21 @@ struct BestFrameGoldenTests {
         #expect(report.object("video")?.string("codec") == "h264")
     }
 
+    /// soft.mp4: one slot sharp (frames 30...34, 1.0 to 1.13 s), every other one only mildly soft (σ 0.5 to 1,
+    /// the two beside it σ 0.5): the sharp one wins, sampled and frame by frame, and outscores every soft sample.
+    @Test(arguments: [[String](), ["--every-frame"]])
+    func theSharpFrameBeatsMildlySoftOnes(_ mode: [String]) throws {
+        let (report, _) = try bestFrame(["soft.mp4", "--no-still"] + mode)
+        let chosen = try #require(report.chosenIndex)
+        let time = try #require(report.frames[chosen].num("time"))
+        #expect(time >= 0.99 && time < 1.16, "chosen frame at \(time) s: \(report["chosen"] ?? "")")
+        let best = try #require(report.frames[chosen].num("score"))
+        for f in report.frames {
+            guard let t = f.num("time"), t < 0.99 || t >= 1.16 else { continue }
+            #expect((f.num("score") ?? 0) < best, "frame at \(t) s")
+        }
+    }
+
     @Test func everyFrameFindsTheSharpSlot() throws {
         let golden = try TestVideos.golden("video-best")
         let run = try #require((golden["runs"] as? [JSONObject])?.last)

@@ -55,6 +55,16 @@ void video_close(VideoHandle *video);
 int video_read(VideoHandle *video, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
             int grey_width, int grey_height, uint8_t *grey, double *time, char *error, size_t error_size);
 
+/// A decoded frame kept for later: a new reference to the frame video_read last returned (FFmpeg's buffers are
+/// reference-counted: no pixels are copied), so that a chosen frame is converted at full resolution without
+/// decoding it again. Independent of its VideoHandle once made (it may outlive it, and be converted on another
+/// thread). NULL when out of memory or before any frame was read.
+typedef struct VideoKeptFrame VideoKeptFrame;
+VideoKeptFrame *video_keep(VideoHandle *video);
+/// Converts a kept frame to packed 8-bit RGB of width x height, in display orientation. VIDEO_OK or an error.
+int video_kept_convert(const VideoKeptFrame *kept, int width, int height, uint8_t *rgb, char *error, size_t error_size);
+void video_kept_free(VideoKeptFrame *kept);
+
 #ifdef __cplusplus
 }
 #endif

@@ -133,18 +133,19 @@ public struct BestFrameFinder: Sendable {
     /// spent waiting for the decoder.
     static func forEachFrame(
         _ decoder: VideoDecoder, samples: [Double]?, options: VideoOptions, rgb: ImageSize?, analysisScale: Double,
-        _ body: (Registered) throws(VideoError) -> Void
+        keep: Bool = false, _ body: (Registered) throws(VideoError) -> Void
     ) throws(VideoError) -> Double {
         let info = decoder.info
         let plan = FramePlan(samples: samples, fps: info.fps > 0 ? info.fps : 30, history: options.historyLength, limit: options.maxFrames)
         let grey = frameSize(for: info, longSide: registrationSide)
         let scale = analysisScale / Double(registrationSide)
-        let queue = FrameQueue<Decoded>(capacity: 32)
+        // Frames kept whole (`keep`, every-frame mode) hold about 3 MB each at 1080p: a shorter queue then.
+        let queue = FrameQueue<Decoded>(capacity: keep && samples == nil ? 8 : 32)
         let producer = BackgroundTask<Void> {
             defer { queue.finish() }
             var last: VideoFrame?
             while let request = plan.request(after: last),
-                let frame = try decoder.read(at: request.at, rgbFrom: request.rgbFrom, rgb: rgb, grey: grey)
+                let frame = try decoder.read(at: request.at, rgbFrom: request.rgbFrom, rgb: rgb, grey: grey, keep: keep)
             {
                 last = frame
                 guard queue.push(plan.decoded(frame, request: request)) else { return }
@@ -213,13 +214,17 @@ public struct BestFrameFinder: Sendable {
         // Frames to analyse go to `analysisThreads` workers (the detector and the expression model serialise
         // themselves; the rest runs in parallel) while this thread registers and the decoder runs ahead.
         let path = resolved.video
+        let stableOnly = options.stableOnly
         let work = FrameQueue<(index: Int, frame: Registered)>(capacity: 2 * Self.analysisThreads)
         let results = Mutex<[Int: Result<FrameAnalysis, VideoError>]>([:])
         let workers = (0..<Self.analysisThreads).map { _ in
             BackgroundTask<Void> {
                 while let job = work.pop() {
                     let result = Result { () throws(VideoError) in try analyzeSample(job.frame, path: path) }
-                    results.withLock { $0[job.index] = result }
+                    results.withLock {
+                        $0[job.index] = result
+                        Self.keepBest(&$0, count: Self.keptFrames, stableOnly: stableOnly)
+                    }
                     if case .failure = result { work.cancel() }
                 }
             }
@@ -227,7 +232,9 @@ public struct BestFrameFinder: Sendable {
         var submitted = 0
         let waited: Double
         do {
-            waited = try Self.forEachFrame(decoder, samples: samples, options: options, rgb: size, analysisScale: Double(cropper.analysisSize)) {
+            waited = try Self.forEachFrame(
+                decoder, samples: samples, options: options, rgb: size, analysisScale: Double(cropper.analysisSize), keep: true
+            ) {
                 (r) throws(VideoError) in
                 guard r.isSample, r.frame.image != nil else { return }
                 guard work.push((submitted, r)) else { throw .decoder("analysis stopped") }  // a worker failed: its error follows
@@ -274,9 +281,37 @@ public struct BestFrameFinder: Sendable {
         var analysis = VideoAnalysis(
             input: resolved, info: info, analysisSize: size, frames: frames, scores: FrameSelection.scores(candidates),
             choice: FrameSelection.choose(candidates, stableOnly: options.stableOnly), still: still)
-        analysis.timings.analyse = FaceCropper.ms(start, .now)
+        analysis.timings.analyze = FaceCropper.ms(start, .now)
         analysis.timings.decodeWait = waited
         return analysis
+    }
+
+    /// Decoded frames kept for the full-resolution copy of the choice: the best few so far.
+    static let keptFrames = 3
+
+    /// Lets go of the decoded frames of all but the `count` best frames analysed so far: by the sum of their face
+    /// scores (the frame score's order: it divides that sum by the same number for every frame), then stable
+    /// ones, then the earliest, as the choice breaks ties; with `stableOnly`, unstable frames keep nothing. A
+    /// choice whose frame was let go of (frames within the choice's tolerance of one another, more than
+    /// `count` of them) is decoded again.
+    static func keepBest(_ results: inout [Int: Result<FrameAnalysis, VideoError>], count: Int, stableOnly: Bool) {
+        var holding: [(index: Int, sum: Double, stable: Bool, time: Double)] = []
+        for (index, result) in results {
+            guard case .success(let frame) = result, frame.kept != nil else { continue }
+            holding.append((index, frame.quality.reduce(0) { $0 + $1.score }, frame.stable == true, frame.time ?? 0))
+        }
+        guard holding.count > count || stableOnly else { return }
+        holding.sort { a, b in
+            if a.sum != b.sum { return a.sum > b.sum }
+            if a.stable != b.stable { return a.stable }
+            return a.time < b.time
+        }
+        for (rank, h) in holding.enumerated() where rank >= count || (stableOnly && !h.stable) || h.sum == 0 {
+            if case .success(var frame) = results[h.index] {
+                frame.kept = nil
+                results[h.index] = .success(frame)
+            }
+        }
     }
 
     /// The size frames are kept at for a contact sheet: its tile size for as many frames as may be analysed.
@@ -292,6 +327,7 @@ public struct BestFrameFinder: Sendable {
         guard let image = r.frame.image else { throw .decoder("frame at \(r.frame.time) s has no pixels to analyse") }
         let analysis = try analyzeFrame(image, path: path)
         var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: analysis.faces, quality: [])
+        result.kept = r.frame.kept
         (result.shift, result.response, result.drift, result.stable) = (r.shift, r.response, r.drift, r.stable)
         do { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
         // Kept for the contact sheet at its tile size, not the analysis size: 900 frames take 13 MB, not 800.
@@ -330,11 +366,16 @@ public struct BestFrameFinder: Sendable {
             still.quality = candidate.quality
             return still
         }
-        let decoder = try VideoDecoder(analysis.input.video, maxPixels: cropper.maxPixels)
-        let info = decoder.info
-        let size = ImageSize(width: info.width, height: info.height)
-        guard let frame = try decoder.readRGB(at: candidate.time ?? 0, size: size) else {
-            throw .decoder("frame at \(candidate.time ?? 0) s could not be decoded again")
+        let size = ImageSize(width: analysis.info.width, height: analysis.info.height)
+        let frame: RGBImage
+        if let kept = candidate.kept {
+            frame = try kept.rgb(size)
+        } else {
+            let decoder = try VideoDecoder(analysis.input.video, maxPixels: cropper.maxPixels)
+            guard let decoded = try decoder.readRGB(at: candidate.time ?? 0, size: size) else {
+                throw .decoder("frame at \(candidate.time ?? 0) s could not be decoded again")
+            }
+            frame = decoded
         }
         let image: VipsImage
         do { image = try frame.vipsImage } catch {

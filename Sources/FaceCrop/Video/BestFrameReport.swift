@@ -78,7 +78,7 @@ extension BestFrameFinder {
         case .noStableFace: outcome = "noStableFace"
         }
         var timings = analysis.timings
-        timings.analyse = timings.analyse.rounded(2)
+        timings.analyze = timings.analyze.rounded(2)
         timings.decodeWait = timings.decodeWait.rounded(2)
         timings.write = timings.write.rounded(2)
         timings.total = timings.total.rounded(2)
@@ -152,7 +152,7 @@ public struct FrameFaceReport: Codable, Sendable {
     public var boundingBox: Rect
     public var confidence: Double
     public var score: Double
-    public var components: [String: Double]
+    public var components: [QualityComponent: Double]
 }
 
 /// The frame `BestFrameFinder` chose, with its score and the reason it won.

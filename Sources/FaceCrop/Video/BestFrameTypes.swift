@@ -48,6 +48,9 @@ public struct FrameAnalysis: Sendable {
     public var stable: Bool?
     /// The analysed pixels, with `VideoOptions.keepFrames`.
     public var frame: RGBImage?
+    /// The decoded frame, kept while this frame is among the best few so far: the chosen frame's full-resolution
+    /// copy comes from it, without decoding it again.
+    var kept: KeptFrame?
 }
 
 /// Everything the choice of a best frame was made from.
@@ -72,7 +75,7 @@ public struct VideoAnalysis: Sendable {
 /// Milliseconds: opening and analysing every frame (decode overlapped), of which waiting for the decoder,
 /// and writing the chosen frame.
 public struct VideoTimings: Codable, Sendable, Hashable {
-    public var analyse = 0.0
+    public var analyze = 0.0
     public var decodeWait = 0.0
     public var write = 0.0
     public var total = 0.0

@@ -6,7 +6,8 @@ import Glibc
 /// @unchecked Sendable.
 final class FrameQueue<Element>: @unchecked Sendable {
     private let capacity: Int
-    private var items: [Element] = []
+    /// Taken elements are set to nil at once (they may hold decoded pictures), the array compacted now and then.
+    private var items: [Element?] = []
     private var head = 0
     private var finished = false
     private var cancelled = false
@@ -57,6 +58,7 @@ final class FrameQueue<Element>: @unchecked Sendable {
             while head == items.count && !finished { pthread_cond_wait(changed, mutex) }
             guard head < items.count else { return nil }
             let element = items[head]
+            items[head] = nil
             head += 1
             if head > 64 && head * 2 > items.count {
                 items.removeFirst(head)

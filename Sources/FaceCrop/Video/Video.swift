@@ -82,6 +82,32 @@ public struct VideoFrame: Sendable {
     public var image: RGBImage?
     public var grey: [UInt8]
     public var greySize: ImageSize
+    /// The decoded frame itself, kept when asked for (a frame to analyse), for a full-resolution copy later.
+    var kept: KeptFrame?
+}
+
+/// A decoded frame kept without copying its pixels (FFmpeg's reference-counted buffers), converted to RGB at
+/// full resolution only if it is chosen. Immutable once made and independent of its decoder; the conversion
+/// uses a scaler of its own, hence @unchecked Sendable.
+final class KeptFrame: @unchecked Sendable {
+    private let pointer: OpaquePointer
+
+    init?(_ pointer: OpaquePointer?) {
+        guard let pointer else { return nil }
+        self.pointer = pointer
+    }
+
+    deinit { video_kept_free(pointer) }
+
+    /// The frame in RGB at `size` (display orientation).
+    func rgb(_ size: ImageSize) throws(VideoError) -> RGBImage {
+        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        let (rc, message) = withErrorBuffer { error, errorSize in
+            pixels.withUnsafeMutableBufferPointer { video_kept_convert(pointer, Int32(size.width), Int32(size.height), $0.baseAddress, error, errorSize) }
+        }
+        guard rc == VIDEO_OK else { throw .decoder("the chosen frame could not be converted: \(message)") }
+        return RGBImage(width: size.width, height: size.height, pixels: pixels)
+    }
 }
 
 /// An open video. Not thread-safe: one caller at a time (the best-frame pipeline reads it from its decoding
@@ -113,7 +139,8 @@ final class VideoDecoder: @unchecked Sendable {
 
     /// The frame nearest `time`, the first that starts at most half a frame before it (nil: the next one); nil at the end. Its greyscale copy is `grey`
     /// in size; its RGB copy, `rgb` in size, is made only when the frame is at or after `rgbFrom`.
-    func read(at time: Double?, rgbFrom: Double, rgb: ImageSize?, grey: ImageSize) throws(VideoError) -> VideoFrame? {
+    /// With `keep`, a frame converted to RGB also keeps its decoded pixels (`VideoFrame.kept`).
+    func read(at time: Double?, rgbFrom: Double, rgb: ImageSize?, grey: ImageSize, keep: Bool = false) throws(VideoError) -> VideoFrame? {
         var pixels = [UInt8](repeating: 0, count: rgb.map { $0.width * $0.height * 3 } ?? 0)
         var greyPixels = [UInt8](repeating: 0, count: grey.width * grey.height)
         var frameTime = 0.0
@@ -131,7 +158,8 @@ final class VideoDecoder: @unchecked Sendable {
         if rc == VIDEO_END { return nil }
         guard rc == VIDEO_OK else { throw Self.error(rc, path: path, message: message) }
         let image = converted != 0 ? RGBImage(width: rgb!.width, height: rgb!.height, pixels: pixels) : nil
-        return VideoFrame(time: frameTime, image: image, grey: greyPixels, greySize: grey)
+        let kept = keep && converted != 0 ? KeptFrame(video_keep(pointer)) : nil
+        return VideoFrame(time: frameTime, image: image, grey: greyPixels, greySize: grey, kept: kept)
     }
 
     /// One frame in RGB at `size` (the full-resolution copy of a chosen frame).
