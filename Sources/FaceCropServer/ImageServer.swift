@@ -94,11 +94,7 @@ public final class ImageServer: Sendable {
     }
 
     func route(_ request: Request, path: String, head: Bool) async throws(ServerError) -> Response {
-        guard request.method == .get || request.method == .head else {
-            var e = ServerError(405, "Only GET and HEAD are served.")
-            e.retryAfter = nil
-            throw e
-        }
+        guard request.method == .get || request.method == .head else { throw ServerError(405, "Only GET and HEAD are served.") }
         switch path {
         case "/health":
             let (running, waiting) = admission.load
