@@ -119,6 +119,27 @@ struct LoadTests {
         }
     }
 
+    /// A request past --timeout is answered 503 with Retry-After (its origin still waiting); the slot it held is
+    /// given back once its work ends, and the next request is served.
+    @Test func requestTimeout() async throws {
+        let origin = try await Origin.start()
+        defer { Task { await origin.stop() } }
+        let configuration = LiveServer.configuration(root: nil) {
+            $0.allowedHosts = ["127.0.0.1"]
+            $0.slots = 1
+            $0.requestTimeout = .seconds(1)
+            $0.originTimeout = .seconds(300)
+        }
+        try await withServer(configuration) { s async throws in
+            let r = try await s.get(signed("/rs:fill:64:64/plain/\(origin.url("/gated.png"))@jpg"))
+            #expect(r.status == 503 && r.header("Retry-After") == "1", "\(r)")
+            #expect((r.json?["error"] as? String)?.contains("--timeout") == true)
+            origin.gate.open()
+            try await waitForLoad(s) { running, waiting in running == 0 && waiting == 0 }
+            #expect(try await s.get(signed("/rs:fill:64:64/plain/\(origin.url("/portrait.png"))@jpg")).status == 200)
+        }
+    }
+
     /// SIGTERM to the built binary while a request is in flight: the shutdown begins, the request still gets its
     /// image, and the process exits 0.
     @Test func gracefulShutdownFinishesRequestsInFlight() async throws {
