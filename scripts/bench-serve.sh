@@ -31,7 +31,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/facecrop-bench-serve.XXXXXX")
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # thumbor's worker processes first: they outlive their parent otherwise.
+  for p in "${pids[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$tmp"
 }
