@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds in Retry-After when the server is busy.
     public var retryAfter = 1
     public var detector: DetectorKind = .centerface
+    /// The detector's score threshold and the long side of the image it sees (nil: the detector's defaults).
+    public var threshold: Double?
+    public var detectSize: Int?
     public var logLevel = "info"
     /// Access logs as JSON lines (default: one key=value line per request).
     public var jsonLogs = false
@@ -62,6 +65,8 @@ public struct ServerConfiguration: Sendable {
         ("--max-age", "FACECROP_MAX_AGE", true, "Cache-Control max-age in seconds (default 31536000)."),
         ("--retry-after", "FACECROP_RETRY_AFTER", true, "Seconds in Retry-After when busy (default 1)."),
         ("--detector", "FACECROP_DETECTOR", true, "centerface (default), yunet or haar."),
+        ("--threshold", "FACECROP_THRESHOLD", true, "Detector confidence threshold, 0...1 (default: the detector's)."),
+        ("--detect-size", "FACECROP_DETECT_SIZE", true, "Long side of the image faces are detected on, 32...4096 (default 640)."),
         ("--log-level", "FACECROP_LOG_LEVEL", true, "trace, debug, info (default: one line per request), notice, warning, error."),
         ("--json-logs", "FACECROP_JSON_LOGS", false, "Log JSON lines instead of key=value lines."),
     ]
@@ -167,6 +172,13 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("Expected centerface, yunet or haar for --detector but received '\(text)'.")
             }
             c.detector = kind
+        }
+        if let v = try integer("--detect-size", Limits.detectSize.range) { c.detectSize = v }
+        if let text = last("--threshold") {
+            guard let v = Double(text), Limits.unit.range.contains(v) else {
+                throw ConfigurationError("Expected \(Limits.unit.expected) for --threshold but received '\(text)'.")
+            }
+            c.threshold = v
         }
         if let level = last("--log-level") {
             guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) else {

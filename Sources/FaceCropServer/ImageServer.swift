@@ -27,7 +27,8 @@ public final class ImageServer: Sendable {
         do { detector = try FaceDetector(kind: configuration.detector) } catch { throw ConfigurationError(error.description) }
         try? vips.value()
         FaceCropper.allowUntrustedLoaders(false)
-        var cropper = FaceCropper(detector: detector, maxPixels: configuration.maxPixels)
+        var cropper = FaceCropper(
+            detector: detector, threshold: configuration.threshold, analysisSize: configuration.detectSize, maxPixels: configuration.maxPixels)
         cropper.maxFileSize = configuration.maxFileSize
         cropper.maxDecodeMemory = configuration.maxDecodeMemory
         self.cropper = cropper

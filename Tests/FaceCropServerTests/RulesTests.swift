@@ -293,7 +293,10 @@ struct ConfigurationTests {
 
     @Test func flagsAndEnvironment() throws {
         let c = try ServerConfiguration.parse(
-            arguments: ["--root", "/srv", "--allow-host", "A.example.com", "--allow-host=b.example.com", "--slots", "3", "--port=0", "--timeout", "2.5"],
+            arguments: [
+                "--root", "/srv", "--allow-host", "A.example.com", "--allow-host=b.example.com", "--slots", "3", "--port=0", "--timeout", "2.5",
+                "--detect-size", "320", "--threshold", "0.6",
+            ],
             environment: Self.keys.merging(["FACECROP_SLOTS": "9", "FACECROP_QUEUE": "1"]) { $1 })
         #expect(c.root == "/srv")
         #expect(c.allowedHosts == ["a.example.com", "b.example.com"])
@@ -302,6 +305,7 @@ struct ConfigurationTests {
         #expect(c.port == 0)
         #expect(c.requestTimeout == .milliseconds(2500))
         #expect(c.keys == [SigningKey(key: [10, 11], salt: [12])])
+        #expect(c.detectSize == 320 && c.threshold == 0.6)
         #expect(!c.allowUnsigned)
         let e = try ServerConfiguration.parse(
             arguments: [],
@@ -321,6 +325,8 @@ struct ConfigurationTests {
             (["--root"], keys, "Expected a value"),
             (["--root", "/r", "--timeout", "-1"], keys, "--timeout"),
             (["--root", "/r", "--detector", "dlib"], keys, "--detector"),
+            (["--root", "/r", "--detect-size", "16"], keys, "--detect-size"),
+            (["--root", "/r", "--threshold", "1.5"], keys, "--threshold"),
             (["--root", "/r", "--allow-unsigned=1"], keys, "takes no value"),
             (["--root", "/r"], ["FACECROP_KEY": "zz", "FACECROP_SALT": "00"], "hexadecimal"),
         ] as [([String], [String: String], String)])
