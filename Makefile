@@ -43,6 +43,7 @@ test: setup check-docs check-format
 	scripts/build-docs.sh
 	$(SWIFT) test --skip-build --disable-xctest
 	scripts/check-consumer.sh --bin .build/debug/facecrop
+	scripts/check-serve-nginx.sh --bin .build/debug/facecrop-serve
 	$(MAKE) check-install check-deb
 
 # make install into a temporary DESTDIR, run from there with an empty environment, make uninstall.

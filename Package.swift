@@ -14,9 +14,18 @@ let package = Package(
     products: [
         .library(name: "FaceCrop", targets: ["FaceCrop"]),
         .executable(name: "facecrop", targets: ["facecrop"]),
+        .executable(name: "facecrop-serve", targets: ["facecrop-serve"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // facecrop-serve only (FaceCropServer): the FaceCrop library and the facecrop command link none of these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Fixed-arity C wrappers over libvips' variadic API; Swift sees only opaque pointers. libvips' flags are
@@ -58,6 +67,22 @@ let package = Package(
             name: "facecrop",
             dependencies: ["FaceCrop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The HTTP service (facecrop-serve): URL options, signatures, sources, limits, handlers. Its own executable, so
+        // the facecrop command links none of the server's packages and starts as fast as before.
+        .target(
+            name: "FaceCropServer",
+            dependencies: [
+                "FaceCrop",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(name: "facecrop-serve", dependencies: ["FaceCropServer"]),
         .testTarget(name: "FaceCropCoreTests", dependencies: ["FaceCropCore"]),
         .testTarget(name: "FaceCropTests", dependencies: ["FaceCrop"]),
         .testTarget(
@@ -66,6 +91,14 @@ let package = Package(
         ),
         // Golden/<case>/ run through the real argument parser and pipeline, compared with recorded results.
         .testTarget(name: "GoldenTests", dependencies: ["facecrop", "FaceCrop"]),
+        .testTarget(
+            name: "FaceCropServerTests",
+            dependencies: [
+                "FaceCropServer", "facecrop-serve",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
     ],
     cxxLanguageStandard: .cxx17
 )

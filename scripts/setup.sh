@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what facecrop needs on Debian bookworm when it is missing: the Debian packages (libvips, the
 # parts of OpenCV we link, Haar cascades, dlib with its 68-point landmark model, FFmpeg's libraries for video, tools
-# used by tests and the benchmark, dpkg-dev and man-db for the package tests) and the models built into facecrop,
+# used by tests and the benchmark, dpkg-dev and man-db for the package tests, nginx for the serve cache check, wrk
+# for its benchmark) and the models built into facecrop,
 # checked by sha256. Safe to run again: it does nothing when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ packages=(
   libdlib-dev libdlib-data libblas-dev liblapack-dev
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg
   time dpkg-dev man-db
+  nginx wrk xxd
 )
 missing=()
 for p in "${packages[@]}"; do

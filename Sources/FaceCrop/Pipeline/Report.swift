@@ -121,6 +121,7 @@ public struct Timings: Codable, Sendable {
     public var plan = 0.0
     public var write = 0.0
     public var total = 0.0
+    public init() {}
 }
 
 extension Rect {

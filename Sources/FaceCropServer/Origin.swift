@@ -1,0 +1,100 @@
+// HTTP(S) sources: only hosts on the allow-list, every redirect's target checked against it too, at most
+// `maxRedirects` redirects, a time limit over the whole fetch, and at most `maxBytes` of body (refused from
+// Content-Length before reading when it announces more).
+import AsyncHTTPClient
+import FaceCrop
+import NIOCore
+import NIOHTTP1
+
+public struct OriginFetcher: Sendable {
+    public let client: HTTPClient
+    public let allowedHosts: Set<String>
+    public let maxRedirects: Int
+    public let timeout: Duration
+
+    /// The client that fetches sources: redirects are followed here (each target checked), not by the client.
+    public static func makeClient(timeout: Duration) -> HTTPClient {
+        let t = TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + Int64(timeout.components.attoseconds / 1_000_000_000))
+        return HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: t, read: t), decompression: .disabled))
+    }
+
+    /// Whether `host` (lowercased) is allowed: named exactly, or under a `*.example.com` entry.
+    public static func isAllowed(_ host: String, by allowed: Set<String>) -> Bool {
+        if allowed.contains(host) { return true }
+        var rest = Substring(host)
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            if allowed.contains("*." + rest) { return true }
+        }
+        return false
+    }
+
+    /// The body and identity of `url`: 403 for a host (or redirect target) off the allow-list, 404 when the origin
+    /// says 404 or 410, 413 over `maxBytes`, 504 past the time limit, 502 for any other failure.
+    public func fetch(_ url: String, name: String, maxBytes: Int) async throws(ServerError) -> (bytes: [UInt8], identity: SourceIdentity) {
+        let deadline =
+            NIODeadline.now() + .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + Int64(timeout.components.attoseconds / 1_000_000_000))
+        var current = url
+        var redirects = 0
+        while true {
+            guard case .remote(_, let host) = try ImageURL.parseSource(current), Self.isAllowed(host, by: allowedHosts) else {
+                throw ServerError.forbidden(
+                    redirects == 0
+                        ? "Source '\(name)' is on a host that is not allowed (--allow-host)."
+                        : "Source '\(name)' redirects to '\(current)', on a host that is not allowed (--allow-host).")
+            }
+            var request = HTTPClientRequest(url: current)
+            request.headers.add(name: "User-Agent", value: "facecrop-serve/\(FaceCropper.version)")
+            do {
+                let response = try await client.execute(request, deadline: deadline)
+                let status = response.status.code
+                if (300..<400).contains(status), let location = response.headers.first(name: "Location") {
+                    redirects += 1
+                    guard redirects <= maxRedirects else {
+                        throw ServerError(502, "Source '\(name)' redirects more than \(maxRedirects) times.")
+                    }
+                    current = Self.resolve(location, against: current)
+                    continue
+                }
+                if status == 404 || status == 410 { throw ServerError.notFound("Source '\(name)' does not exist (the origin answered \(status)).") }
+                guard status == 200 else { throw ServerError(502, "Source '\(name)' could not be fetched: the origin answered \(status).") }
+                if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
+                    throw ServerError(413, FaceCropError.fileTooLarge(name, bytes: length, limit: maxBytes).description)
+                }
+                let body: ByteBuffer
+                do {
+                    body = try await response.body.collect(upTo: maxBytes)
+                } catch is NIOTooManyBytesError {
+                    throw ServerError(413, "Source '\(name)' is over the limit of \(maxBytes) bytes; raise it with --max-file-size if you trust this origin.")
+                }
+                let validator =
+                    response.headers.first(name: "ETag").map { "etag:" + $0 } ?? response.headers.first(name: "Last-Modified").map { "modified:" + $0 }
+                let bytes = Array(body.readableBytesView)
+                let identity = SourceIdentity("url:\(current)\n" + (validator ?? "sha256:" + sha256Hex(bytes)))
+                return (bytes, identity)
+            } catch let error as ServerError {
+                throw error
+            } catch let error as HTTPClientError where error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
+                throw ServerError(504, "Source '\(name)' did not arrive within \(timeout) (--origin-timeout).")
+            } catch {
+                throw ServerError(502, "Source '\(name)' could not be fetched: \(error).")
+            }
+        }
+    }
+
+    /// A Location header made absolute.
+    static func resolve(_ location: String, against base: String) -> String {
+        let lower = location.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return location }
+        guard let schemeEnd = base.range(of: "://") else { return location }
+        let afterScheme = base[schemeEnd.upperBound...]
+        let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? base.endIndex
+        if location.hasPrefix("//") { return String(base[..<schemeEnd.lowerBound]) + ":" + location }
+        if location.hasPrefix("/") { return String(base[..<authorityEnd]) + location }
+        let path = base[authorityEnd...].prefix { $0 != "?" && $0 != "#" }
+        let folder = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
+        return String(base[..<authorityEnd]) + folder + location
+    }
+}

@@ -1,0 +1,65 @@
+// What a request can fail with, as an HTTP status and one sentence, and the mapping from the library's errors
+// (whose exit statuses the command uses) to HTTP statuses.
+import FaceCrop
+
+/// A failed request: its HTTP status and a message readable after "error: ". Sent as JSON
+/// `{"error": message, "status": status}`.
+public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var message: String
+    /// Seconds for `Retry-After` (503 only).
+    public var retryAfter: Int?
+
+    public init(_ status: Int, _ message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(status): \(message)" }
+
+    public static func badOptions(_ message: String) -> ServerError { ServerError(400, message) }
+    public static func forbidden(_ message: String) -> ServerError { ServerError(403, message) }
+    public static func notFound(_ message: String) -> ServerError { ServerError(404, message) }
+
+    /// The library's errors by the meaning of their exit statuses: 64 (a setting out of range, an output too
+    /// large) 400; 65 (not an image, damaged) 422, or 413 when the input is over a size limit; 66 (missing,
+    /// not a regular file) 404; everything else 500.
+    public init(_ error: FaceCropError) {
+        switch error {
+        case .fileTooLarge, .tooManyPixels, .wholeFrameTooLarge: self.init(413, error.description)
+        case .noFace: self.init(422, error.description)
+        default:
+            switch error.exitCode {
+            case 64: self.init(400, error.description)
+            case 65: self.init(422, error.description)
+            case 66: self.init(404, error.description)
+            default: self.init(500, error.description)
+            }
+        }
+    }
+
+    /// The JSON body: `{"error":"…","status":N}`.
+    public var json: String { "{\"error\":\(JSONText.string(message)),\"status\":\(status)}" }
+}
+
+/// JSON string literals without Foundation.
+enum JSONText {
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,286 @@
+// facecrop-serve end to end: a live server on 127.0.0.1, a real HTTP client, real images. Statuses, signatures,
+// confinement of local sources, the allow-list of http sources, caching headers, negotiation, back-pressure.
+import AsyncHTTPClient
+import FaceCrop
+import FaceCropServer
+import Foundation
+import NIOHTTP1
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A root folder with the samples and hostile entries; `outside` is a file beside it, not under it.
+func makeRoot(in dir: URL) throws -> URL {
+    let fm = FileManager.default
+    let root = dir.appendingPathComponent("root")
+    try fm.createDirectory(at: root.appendingPathComponent("people"), withIntermediateDirectories: true)
+    for name in ["group.jpg", "portrait.png", "landscape-no-face.jpg"] {
+        try fm.copyItem(at: Repo.file("Samples/\(name)"), to: root.appendingPathComponent(name))
+    }
+    try fm.copyItem(at: Repo.file("Samples/portrait.png"), to: root.appendingPathComponent("people/portrait 1.png"))
+    try fm.copyItem(at: Repo.file("Samples/portrait.png"), to: dir.appendingPathComponent("outside.png"))
+    try fm.createSymbolicLink(atPath: root.appendingPathComponent("escape.png").path, withDestinationPath: "../outside.png")
+    try fm.createSymbolicLink(
+        atPath: root.appendingPathComponent("escape-absolute.png").path, withDestinationPath: dir.appendingPathComponent("outside.png").path)
+    try fm.createSymbolicLink(atPath: root.appendingPathComponent("etc").path, withDestinationPath: "/etc")
+    try fm.createSymbolicLink(atPath: root.appendingPathComponent("zero.jpg").path, withDestinationPath: "/dev/zero")
+    try fm.createSymbolicLink(atPath: root.appendingPathComponent("dev").path, withDestinationPath: "/dev")
+    try fm.createSymbolicLink(atPath: root.appendingPathComponent("inside.png").path, withDestinationPath: "people/portrait 1.png")
+    guard mkfifo(root.appendingPathComponent("fifo.jpg").path, 0o644) == 0 else { throw TestFailure("mkfifo failed") }
+    try Data("not an image at all".utf8).write(to: root.appendingPathComponent("text.jpg"))
+    try Data().write(to: root.appendingPathComponent("empty.jpg"))
+    let jpeg = try Data(contentsOf: Repo.file("Samples/group.jpg"))
+    try jpeg.prefix(600).write(to: root.appendingPathComponent("truncated.jpg"))
+    return root
+}
+
+@Suite(.timeLimit(.minutes(10)))
+struct ServerTests {
+    @Test func faceCropWithHeadersETagAnd304() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            try await withServer(LiveServer.configuration(root: root)) { s async throws in
+                let path = signed("/rs:fill:256:256/plain/local:///portrait.png@jpg")
+                let r = try await s.get(path)
+                #expect(r.status == 200, "\(r)")
+                #expect(r.header("Content-Type") == "image/jpeg")
+                #expect(r.header("Content-Length") == "\(r.body.count)")
+                #expect(r.header("Cache-Control") == "public, max-age=31536000")
+                #expect(r.header("Vary") == nil, "the URL names the format: nothing to vary on")
+                let info = try imageInfo(r.body)
+                #expect(info.width == 256 && info.height == 256 && info.loader.hasPrefix("jpegload"))
+                let etag = try #require(r.header("ETag"))
+                #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
+
+                // The same URL again: the same bytes and ETag (the crop is deterministic).
+                let again = try await s.get(path)
+                #expect(again.body == r.body && again.header("ETag") == etag)
+
+                let notModified = try await s.get(path, headers: [("If-None-Match", etag)])
+                #expect(notModified.status == 304 && notModified.body.isEmpty, "\(notModified)")
+                #expect(notModified.header("ETag") == etag && notModified.header("Cache-Control") != nil)
+                let weak = try await s.get(path, headers: [("If-None-Match", "\"other\", W/\(etag)")])
+                #expect(weak.status == 304)
+                let other = try await s.get(path, headers: [("If-None-Match", "\"other\"")])
+                #expect(other.status == 200)
+
+                let head = try await s.get(path, method: .HEAD)
+                #expect(head.status == 200 && head.body.isEmpty, "\(head)")
+                #expect(head.header("Content-Length") == "\(r.body.count)" && head.header("ETag") == etag)
+                #expect(head.header("Content-Type") == "image/jpeg")
+
+                // Other options, another ETag; the file touched, another ETag.
+                let wider = try await s.get(signed("/rs:fill:300:200/plain/local:///portrait.png@jpg"))
+                #expect(wider.status == 200 && wider.header("ETag") != etag)
+                #expect(try imageInfo(wider.body).width == 300)
+                var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+                #expect(utimensat(AT_FDCWD, root.appendingPathComponent("portrait.png").path, &times, 0) == 0)
+                let touched = try await s.get(path, headers: [("If-None-Match", etag)])
+                #expect(touched.status == 200 && touched.header("ETag") != etag)
+            }
+        }
+    }
+
+    @Test func formatsByExtensionOptionAndAccept() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            try await withServer(LiveServer.configuration(root: root)) { s async throws in
+                let byAccept: [(accept: String?, type: String, loader: String)] = [
+                    (nil, "image/jpeg", "jpegload"), ("*/*", "image/jpeg", "jpegload"), ("image/webp,*/*", "image/webp", "webpload"),
+                    ("image/avif,image/webp,*/*", "image/avif", "heifload"), ("image/avif;q=0.5,image/webp", "image/webp", "webpload"),
+                ]
+                let path = signed("/rs:fill:96:64/plain/local:///group.jpg")
+                var etags = Set<String>()
+                for row in byAccept {
+                    let r = try await s.get(path, headers: row.accept.map { [("Accept", $0)] } ?? [])
+                    #expect(r.status == 200, "\(row): \(r)")
+                    #expect(r.header("Content-Type") == row.type, "\(row)")
+                    #expect(r.header("Vary") == "Accept", "\(row)")
+                    let info = try imageInfo(r.body)
+                    #expect(info.loader.hasPrefix(row.loader) && info.width == 96 && info.height == 64, "\(row): \(info)")
+                    etags.insert(r.header("ETag") ?? "")
+                }
+                #expect(etags.count == 3, "one ETag per format")
+                let png = try await s.get(signed("/f:png/rs:fill:32:32/plain/local:///group.jpg"), headers: [("Accept", "image/avif")])
+                #expect(png.status == 200 && png.header("Content-Type") == "image/png" && png.header("Vary") == nil)
+                let webp = try await s.get(signed("/rs:fill:32:32/bG9jYWw6Ly8vZ3JvdXAuanBn.webp"))
+                #expect(webp.status == 200 && webp.header("Content-Type") == "image/webp", "base64 source: \(webp)")
+                let spaced = try await s.get(signed("/w:40/plain/local:///people/portrait%201.png@png"))
+                #expect(spaced.status == 200)
+                #expect(try imageInfo(spaced.body).width == 40)
+                let low = try await s.get(signed("/q:10/rs:fill:200:200/plain/local:///group.jpg@jpg"))
+                let high = try await s.get(signed("/q:95/rs:fill:200:200/plain/local:///group.jpg@jpg"))
+                #expect(low.body.count < high.body.count)
+            }
+        }
+    }
+
+    @Test func signatures() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            try await withServer(LiveServer.configuration(root: root)) { s async throws in
+                let path = "/rs:fill:64:64/plain/local:///portrait.png@jpg"
+                #expect(try await s.get(signed(path)).status == 200)
+                let cases: [(String, String)] = [
+                    ("/insecure" + path, "Unsigned URLs are refused"), ("/_" + path, "Unsigned URLs are refused"),
+                    ("/" + testKey.sign(path).dropLast() + "A" + path, "signature is wrong"),
+                    ("/" + SigningKey(key: [1], salt: [2]).sign(path) + path, "signature is wrong"),
+                    (signed(path).replacingOccurrences(of: "64:64", with: "65:65"), "signature is wrong"),
+                    // Work is never started for an unsigned request: bad options, missing files and hostile paths are
+                    // all 403 first.
+                    ("/x/blur:9/plain/local:///portrait.png", "signature is wrong"), ("/x/plain/local:///missing.jpg", "signature is wrong"),
+                    ("/x/plain/local:///../outside.png", "signature is wrong"), ("/info/x" + path, "signature is wrong"),
+                ]
+                for (url, words) in cases {
+                    let r = try await s.get(url)
+                    #expect(r.status == 403, "\(url): \(r)")
+                    #expect(r.header("Content-Type") == "application/json")
+                    #expect((r.json?["error"] as? String)?.contains(words) == true, "\(url): \(r)")
+                    #expect(r.json?["status"] as? Int == 403)
+                }
+            }
+            // Unsigned URLs where they are allowed (signed ones still work).
+            try await withServer(LiveServer.configuration(root: root) { $0.allowUnsigned = true }) { s async throws in
+                #expect(try await s.get("/insecure/rs:fill:64:64/plain/local:///portrait.png@jpg").status == 200)
+                #expect(try await s.get("/_/rs:fill:64:64/plain/local:///portrait.png@jpg").status == 200)
+                #expect(try await s.get(signed("/rs:fill:64:64/plain/local:///portrait.png@jpg")).status == 200)
+                #expect(try await s.get("/wrongsignature/rs:fill:64:64/plain/local:///portrait.png@jpg").status == 403)
+            }
+        }
+    }
+
+    @Test func statusesOfLocalSources() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            let rows: [(source: String, options: String, status: Int, words: String)] = [
+                ("portrait.png", "rs:fill:64:64", 200, ""),
+                ("inside.png", "rs:fill:64:64", 200, ""),
+                ("missing.jpg", "", 404, "does not exist"),
+                ("people", "", 404, "not a regular file"),
+                ("fifo.jpg", "", 404, "not a regular file"),
+                ("zero.jpg", "", 404, "does not exist under the root"),
+                ("dev/zero", "", 404, "does not exist under the root"),
+                ("dev/null", "", 404, "does not exist under the root"),
+                ("escape.png", "", 404, "does not exist under the root"),
+                ("escape-absolute.png", "", 404, "does not exist under the root"),
+                ("etc/passwd", "", 404, "does not exist under the root"),
+                ("../outside.png", "", 400, "'..'"),
+                ("people/../../outside.png", "", 400, "'..'"),
+                ("%2e%2e/outside.png", "", 400, "'..'"),
+                ("%2E%2E%2Foutside.png", "", 400, "'..'"),
+                ("people/%2e%2e/%2e%2e/outside.png", "", 400, "'..'"),
+                ("%2Fetc%2Fpasswd", "", 400, "empty names"),
+                ("text.jpg", "", 422, "not an image format"),
+                ("empty.jpg", "", 422, "empty"),
+                ("truncated.jpg", "", 422, "damaged or truncated"),
+                ("portrait.png", "blur:3", 400, "Unknown processing option"),
+                ("portrait.png", "rs:fill:0:x", 400, "width or height"),
+                ("portrait.png", "rs:fill:20000:20000", 400, "over the limit"),
+                ("portrait.png", "margin:-1", 400, "margin"),
+            ]
+            try await withServer(LiveServer.configuration(root: root) { $0.maxOutputPixels = 100_000_000 }) { s async throws in
+                for row in rows {
+                    let options = row.options.isEmpty ? "" : "/" + row.options
+                    let r = try await s.get(signed("\(options)/plain/local:///\(row.source)@jpg"))
+                    #expect(r.status == row.status, "\(row.source) \(row.options): \(r)")
+                    if row.status != 200 {
+                        #expect(r.json?["status"] as? Int == row.status, "\(row.source)")
+                        #expect((r.json?["error"] as? String)?.contains(row.words) == true, "\(row.source) \(row.options): \(r)")
+                        #expect(r.header("Cache-Control") == "no-store")
+                    }
+                }
+                let post = try await s.get(signed("/plain/local:///portrait.png@jpg"), method: .POST)
+                #expect(post.status == 405 && post.header("Allow") == "GET, HEAD", "\(post)")
+                let info = try await s.get(signed("/plain/local:///text.jpg@jpg"), method: .HEAD)
+                #expect(info.status == 422 && info.body.isEmpty)
+            }
+            // Size limits: bytes (before reading) and pixels (from the header).
+            try await withServer(LiveServer.configuration(root: root) { $0.maxFileSize = 200_000 }) { s async throws in
+                let r = try await s.get(signed("/plain/local:///group.jpg@jpg"))
+                #expect(r.status == 413 && (r.json?["error"] as? String)?.contains("over the limit of 200000 bytes") == true, "\(r)")
+                #expect(try await s.get(signed("/rs:fill:10:10/plain/local:///portrait.png@jpg")).status == 200)
+            }
+            try await withServer(LiveServer.configuration(root: root) { $0.maxPixels = 100_000 }) { s async throws in
+                let r = try await s.get(signed("/plain/local:///group.jpg@jpg"))
+                #expect(r.status == 413 && (r.json?["error"] as? String)?.contains("pixels") == true, "\(r)")
+            }
+            // Without a root, local sources are not served.
+            let hostsOnly = LiveServer.configuration(root: nil) { $0.allowedHosts = ["127.0.0.1"] }
+            try await withServer(hostsOnly) { s async throws in
+                let r = try await s.get(signed("/plain/local:///portrait.png@jpg"))
+                #expect(r.status == 404 && (r.json?["error"] as? String)?.contains("no --root") == true)
+            }
+        }
+    }
+
+    @Test func infoHealthAndMetrics() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            try await withServer(LiveServer.configuration(root: root)) { s async throws in
+                let r = try await s.get("/info" + signed("/rs:fill:1920:1080/plain/local:///group.jpg"))
+                #expect(r.status == 200 && r.header("Content-Type") == "application/json", "\(r)")
+                let json = try #require(r.json)
+                let faces = try #require(json["faces"] as? [[String: Any]])
+                #expect(faces.count >= 3)
+                let crop = try #require(json["crop"] as? [String: Any])
+                #expect(crop["aspect"] as? String == "16:9")
+                let output = try #require(json["output"] as? [String: Any])
+                #expect(output["width"] as? Int == 1920 && output["height"] as? Int == 1080 && output["format"] as? String == "jpeg")
+                #expect((json["input"] as? [String: Any])?["path"] as? String == "local:///group.jpg")
+                #expect(r.header("ETag") != nil)
+                let again = try await s.get("/info" + signed("/rs:fill:1920:1080/plain/local:///group.jpg"), headers: [("If-None-Match", r.header("ETag")!)])
+                #expect(again.status == 304)
+                // The crop it plans is the one the image URL cuts: same size.
+                let image = try await s.get(signed("/rs:fill:1920:1080/plain/local:///group.jpg@jpg"))
+                #expect(try imageInfo(image.body).width == 1920)
+                #expect(try await s.get("/info" + signed("/plain/local:///missing.jpg")).status == 404)
+
+                let health = try await s.get("/health")
+                #expect(health.status == 200 && health.json?["status"] as? String == "ok")
+                let metrics = try await s.get("/metrics")
+                #expect(metrics.status == 200 && metrics.header("Content-Type")?.hasPrefix("text/plain") == true)
+                for name in [
+                    "facecrop_requests_total{status=\"200\"}", "facecrop_requests_total{status=\"404\"}", "facecrop_request_duration_seconds_bucket",
+                    "facecrop_requests_in_flight", "facecrop_rejected_total", "facecrop_crops_running", "facecrop_crops_waiting",
+                ] {
+                    #expect(metrics.text.contains(name), "\(name) in \(metrics.text)")
+                }
+            }
+        }
+    }
+
+    @Test func gravityAndFit() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            try await withServer(LiveServer.configuration(root: root)) { s async throws in
+                func crop(_ options: String) async throws -> [String: Any] {
+                    let r = try await s.get("/info" + signed("/\(options)/plain/local:///group.jpg"))
+                    #expect(r.status == 200, "\(options): \(r)")
+                    return try #require(r.json?["crop"] as? [String: Any])
+                }
+                func rect(_ c: [String: Any]) -> [Int] {
+                    let r = c["rect"] as? [String: Any] ?? [:]
+                    return ["x", "y", "width", "height"].map { r[$0] as? Int ?? -1 }
+                }
+                let input = try #require(try await s.get("/info" + signed("/plain/local:///group.jpg")).json?["input"] as? [String: Any])
+                let (w, h) = (input["width"] as? Int ?? 0, input["height"] as? Int ?? 0)
+                let centre = rect(try await crop("rs:fill:100:100/g:ce"))
+                #expect(centre[2] == h && centre[3] == h && centre[0] == (w - h) / 2, "\(centre)")
+                let left = rect(try await crop("rs:fill:100:100/g:fp:0:0.5"))
+                #expect(left[0] == 0 && left[2] == h)
+                let right = rect(try await crop("rs:fill:100:100/g:fp:1:0.5"))
+                #expect(right[0] == w - h)
+                let face = try await crop("rs:fill:100:100/margin:10p/strategy:largest")
+                #expect(face["strategy"] as? String == "largest" && face["region"] != nil)
+                let fit = try await s.get("/info" + signed("/rs:fit:300:300/plain/local:///group.jpg"))
+                let out = try #require(fit.json?["output"] as? [String: Any])
+                #expect(out["width"] as? Int == 300 && out["height"] as? Int == Int((300.0 * Double(h) / Double(w)).rounded()))
+                let small = try await s.get(signed("/rs:fill:4000:4000/el:0/plain/local:///group.jpg@jpg"))
+                let info = try imageInfo(small.body)
+                #expect(info.width == h && info.height == h, "not enlarged: the crop's own size")
+            }
+        }
+    }
+}
