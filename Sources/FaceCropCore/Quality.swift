@@ -138,7 +138,7 @@ extension CaptureQuality {
     /// `x` with exactly `digits` decimals (this module does without Foundation's formatting).
     static func fixed(_ x: Double, digits: Int) -> String {
         let scale = (0..<digits).reduce(1) { a, _ in a * 10 }
-        let n = Int((abs(x) * Double(scale)).rounded())
+        let n = clampedInt(abs(x) * Double(scale), in: 0...Int.max)
         let sign = x < 0 && n != 0 ? "-" : ""
         guard digits > 0 else { return sign + String(n) }
         let fraction = String(n % scale)

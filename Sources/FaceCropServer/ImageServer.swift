@@ -225,7 +225,7 @@ public final class ImageServer: Sendable {
         if case .focus(let x, let y) = url.gravity {
             let size = analysis.size
             let cropSize = CropPlanner.largestSize(ratio: crop.ratio, in: size)
-            crop.rect = CropPlanner.centred(size: cropSize, on: Point(x: x * Double(size.width), y: y * Double(size.height)), in: size)
+            crop.rect = CropPlanner.centered(size: cropSize, on: Point(x: x * Double(size.width), y: y * Double(size.height)), in: size)
         }
         if url.gravity != .face {
             crop.fallback = nil

@@ -120,7 +120,9 @@ struct BestFrame: ParsableCommand {
         if !outputs.isEmpty {
             // Every output against every input (the video and a Live Photo's still, by identity) and each other.
             let resolved = try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.resolve(input) }
-            try reportingVideoErrors { () throws(VideoError) in try BestFrameFinder.checkOutputs(outputs, input: input, resolved: resolved) }
+            try reportingVideoErrors { () throws(VideoError) in
+                try BestFrameFinder.checkOutputs(outputs, input: input, resolved: resolved, alsoRead: detection.readFiles)
+            }
         }
         if let contactSheet, !everyFrame {  // the sampled frames and the still; every frame is bounded by --max-frames
             try reportingErrors { () throws(FaceCropError) in try ContactSheet.check(count: options.frames + 1, path: contactSheet) }

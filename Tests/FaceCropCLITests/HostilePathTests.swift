@@ -33,6 +33,7 @@ struct HostilePathTests {
         ["photos/a.jpg", "--detector", "yunet", "--model", "model.jpg", "-o", "./model.jpg"],
         ["annotate", "photos/a.jpg", "--detector", "yunet", "--model", "model.jpg", "-o", "model.jpg"],
         ["rank", "photos", "--detector", "yunet", "--model", "model.jpg", "--sheet", "model.jpg"],
+        ["best-frame", "clip.mp4", "--detector", "yunet", "--model", "model.jpg", "-o", "model.jpg"],
         // A name that does not depend on the crop's size is known, and checked, before any work.
         ["batch", "photos/a.jpg", "--output-dir", "photos", "--name", "a.jpg", "--aspect", "1:1"],
         ["batch", "photos/a.jpg", "--output-dir", "photos", "--name", "{stem}.jpg", "--width", "64", "--no-enlarge"],

@@ -41,11 +41,11 @@ extension BestFrameFinder {
     }
 
     /// Fails early when the outputs cannot be written or would replace an input: the given one, its video and
-    /// its still (by identity), or each other (`-o X --contact-sheet X`).
-    public static func checkOutputs(_ outputs: [String], input: String, resolved: VideoInput) throws(VideoError) {
+    /// its still (by identity), `alsoRead` (a model file), or each other (`-o X --contact-sheet X`).
+    public static func checkOutputs(_ outputs: [String], input: String, resolved: VideoInput, alsoRead: [String] = []) throws(VideoError) {
         do {
             try OutputCheck.distinct(outputs)
-            let inputs = InputSet([input, resolved.video] + (resolved.still.map { [$0] } ?? []))
+            let inputs = InputSet([input, resolved.video] + (resolved.still.map { [$0] } ?? []) + alsoRead)
             for output in outputs { try OutputCheck.writable(output, inputs: inputs) }
         } catch {
             throw .image(error)
