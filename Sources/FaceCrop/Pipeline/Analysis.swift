@@ -34,11 +34,15 @@ public struct Analysis: Sendable {
     let isJPEG: Bool
     /// CMYK pixels, turned into sRGB on output. Decided once, from libvips' interpretation.
     let isCMYK: Bool
+    /// The share of `FaceCropper.decodeBudget` a whole-frame input holds while it is analysed and cropped.
+    let decodePermit: DecodeBudget.Permit?
 
     init(
         path: String, storedSize: ImageSize, orientation: Orientation, loader: String, detector: DetectorKind, faces: [FaceObservation],
-        analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, interpretation: String
+        analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, interpretation: String,
+        decodePermit: DecodeBudget.Permit? = nil
     ) {
+        self.decodePermit = decodePermit
         (self.path, self.storedSize, self.orientation, self.loader, self.detector) = (path, storedSize, orientation, loader, detector)
         (self.faces, self.analysisSize, self.preview, self.pixels, self.input) = (faces, analysisSize, preview, pixels, input)
         isJPEG = VipsImage.isJPEG(loader: loader)

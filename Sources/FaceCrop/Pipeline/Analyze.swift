@@ -36,6 +36,9 @@ extension FaceCropper {
         if let whole = header.wholeFrameDecode, whole.bytes > maxDecodeMemory {
             throw .wholeFrameTooLarge(path, kind: whole.kind, width: stored.width, height: stored.height, bytes: whole.bytes, limit: maxDecodeMemory)
         }
+        // Parallel jobs share one budget for whole-frame decoders, held until the analysis (and the crops cut
+        // from it) are done with.
+        let decodePermit = header.wholeFrameDecode.flatMap { whole in decodeBudget?.enter(whole.bytes) }
         // Decode once when the image fits the budget and cut the crop from those pixels later. For a JPEG the
         // full decode runs on a second core while a shrink-on-load decode feeds the detector (cheaper than
         // shrinking the full image), so decoding and detection overlap; other formats take the preview from
@@ -87,7 +90,8 @@ extension FaceCropper {
         let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input, isJPEG: VipsImage.isJPEG(loader: header.loader))
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
-            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, interpretation: header.interpretation)
+            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, interpretation: header.interpretation,
+            decodePermit: decodePermit)
         analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)
         analysis.timings.detect = Self.ms(loaded, detectedAt)
         return analysis

@@ -30,6 +30,9 @@ public struct FaceCropper: Sendable {
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
     public var singlePassBytes = FaceCropper.defaultSinglePassBytes
     public static let defaultSinglePassBytes = 64 << 20
+    /// Shared by the threads of a run (`batch --jobs N`): whole-frame decodes together stay within it. Set it only
+    /// where each thread holds one analysis at a time (see `DecodeBudget`).
+    package var decodeBudget: DecodeBudget?
     /// Scores faces for `CropOptions.minQuality`, `detect --quality`, `rank` and `annotate`.
     public var qualityAnalyzer: QualityAnalyzer?
 
