@@ -7,27 +7,9 @@ import Synchronization
 /// core and NIO's event loops must never block) and resumes the caller with its result.
 func onThread<T: Sendable>(_ body: @escaping @Sendable () throws(FaceCropError) -> T) async throws(FaceCropError) -> T {
     let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, FaceCropError>, Never>) in
-        let job = Unmanaged.passRetained(ThreadJob { continuation.resume(returning: Result { () throws(FaceCropError) in try body() }) }).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let started =
-            pthread_create(
-                &thread, &attributes,
-                { raw in
-                    Unmanaged<ThreadJob>.fromOpaque(raw!).takeRetainedValue().run()
-                    return nil
-                }, job) == 0
-        if !started { Unmanaged<ThreadJob>.fromOpaque(job).takeRetainedValue().run() }
+        runDetached { continuation.resume(returning: Result { () throws(FaceCropError) in try body() }) }
     }
     return try result.get()
-}
-
-private final class ThreadJob: Sendable {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
 
 /// Set once the time limit of `withTimeout` has passed: work that has not started yet should not.

@@ -46,7 +46,7 @@ private func startThread(_ work: @escaping () -> Void) -> pthread_t? {
 }
 
 /// Runs `work` on a new detached thread (nothing joins it), or right here if no thread can be made.
-func runDetached(_ work: @escaping @Sendable () -> Void) {
+package func runDetached(_ work: @escaping @Sendable () -> Void) {
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
