@@ -123,7 +123,7 @@ public final class ImageServer: Sendable {
         try checkSignature(signature, path: signedPath)
         let url = try ImageURL.parse(path)
         let negotiated = url.askedFormat == nil && !info
-        let format = info ? .jpeg : url.askedFormat ?? HTTPRules.negotiate(accept: request.headers[.accept])
+        let format = url.askedFormat ?? (info ? .jpeg : HTTPRules.negotiate(accept: request.headers[.accept]))
         var headers: HTTPFields = [.cacheControl: "public, max-age=\(configuration.maxAge)"]
         if negotiated { headers[.vary] = "Accept" }
         let ifNoneMatch = request.headers[.ifNoneMatch]

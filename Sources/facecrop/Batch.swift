@@ -10,7 +10,7 @@ struct Batch: ParsableCommand {
             Example: facecrop batch photos --recursive --output-dir out --size 1920x1080 --size 1280x720 --size 640x360
             Site build: facecrop batch photos --output-dir public/img --aspect 16:9 --width 1600 --width 800 --width 400 \
               --format avif --format webp --format jpg --no-enlarge --site-manifest public/img/faces.json
-            Exit status: 0 every input done or skipped, 3 some inputs failed, 64 bad arguments.
+            Exit status: 0 every input done or skipped, 3 some inputs failed, 64 bad arguments, 66 no image found.
             """
     )
 
@@ -30,13 +30,13 @@ struct Batch: ParsableCommand {
 
     @Option(
         parsing: .unconditionalSingleValue,
-        help: "An output of this aspect, W:H or 'original' (repeatable): at the crop's own size, or at each --width. Default, without --size: 1:1.")
+        help: "An output of this aspect, W:H or 'original' (repeatable): at the crop's own size, or at each --width. Default: each --size's aspect, or 1:1.")
     var aspect: [String] = []
 
     @Option(name: .customLong("width"), parsing: .unconditionalSingleValue, help: "An output this wide for each --aspect, the height following (repeatable).")
     var widthTexts: [String] = []
 
-    @Option(help: "Write one JSON file mapping every input to its outputs (path, format, size, bytes, crop), for a site generator.")
+    @Option(help: "Write one JSON file mapping every input to its outputs (path, format, size, bytes, crop), for a site generator (not with --dry-run).")
     var siteManifest: String?
 
     @Flag(help: "Redo every input, even those whose outputs are current.")
@@ -92,10 +92,14 @@ struct Batch: ParsableCommand {
             return (aspect: parsed.aspect, size: Optional(parsed.size))
         }
         var aspects = try aspect.map { try CropArguments.aspect($0) }
-        if aspects.isEmpty && (shapes.isEmpty || !widths.isEmpty) { aspects = [.ratio(width: 1, height: 1)] }
+        // --width without --aspect: each --size's aspect at every width, or 1:1 without --size.
+        if aspects.isEmpty && (shapes.isEmpty || !widths.isEmpty) {
+            aspects = shapes.isEmpty ? [.ratio(width: 1, height: 1)] : shapes.map(\.aspect).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        }
         shapes += aspects.flatMap { aspect in widths.isEmpty ? [(aspect, nil)] : widths.map { (aspect, OutputSize.width($0)) } }
         var specs = [OutputSpec]()
         for format in formats {
+            try Self.checkName(name, format: format)
             for shape in shapes where !specs.contains(OutputSpec(aspect: shape.aspect, size: shape.size, format: format)) {
                 var o = options
                 (o.aspect, o.size) = (shape.aspect, shape.size)
@@ -117,6 +121,15 @@ struct Batch: ParsableCommand {
         settings.force = force
         settings.dryRun = dryRun
         return settings
+    }
+
+    /// The --name template must give each format's files an extension of that format: a fixed ".webp" with
+    /// --format jpg would write WebP under a JPEG's entry, and a name without one could not be read back.
+    static func checkName(_ template: String, format: ImageFormat) throws {
+        let sample = BatchNaming.outputName(template: template, stem: "photo", fileExtension: format.fileExtension, aspect: .original, asked: nil, size: nil)
+        let ext = sample.lastIndex(of: ".").map { String(sample[sample.index(after: $0)...]) } ?? ""
+        guard ImageFormat(pathExtension: ext) != format else { return }
+        throw ValidationError("The --name '\(template)' names \(format.displayName) outputs '\(sample)'; end it with .{ext} (or an extension of \(format.displayName)).")
     }
 
     /// A model file counts by its content: replacing it redoes the inputs.
@@ -202,13 +215,13 @@ struct Batch: ParsableCommand {
         if let report {
             var lines = try records.map { try Self.jsonLine($0) }
             let summary = Summary(
-                inputs: chosen.count, done: records.filter { $0.status == .done }.count,
+                version: FaceCropper.version, inputs: chosen.count, done: records.filter { $0.status == .done }.count,
                 skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds)
             lines.append(try Self.jsonLine(["summary": summary]))
             let text = lines.joined(separator: "\n") + "\n"
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(Array(text.utf8), to: report, inputs: settings.inputs) }
         }
-        if let siteManifest {
+        if let siteManifest, !dryRun {
             let manifest = SiteManifest(version: FaceCropper.version, outputDir: outputDir, images: records.compactMap(SiteManifest.Image.init))
             let bytes = Array(try manifest.json().utf8)
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(bytes, to: siteManifest, inputs: settings.inputs) }
@@ -250,6 +263,7 @@ struct Batch: ParsableCommand {
     }
 
     struct Summary: Codable {
+        var version: String
         var inputs, done, skipped, failed: Int
         var seconds: Double
     }

@@ -1,3 +1,4 @@
+import FaceCrop
 import Foundation
 import Testing
 
@@ -173,6 +174,7 @@ func expectSummary(
     #expect(report.count("skipped") == skipped, "summary \(report.summary)", sourceLocation: sourceLocation)
     #expect(report.count("failed") == failed, "summary \(report.summary)", sourceLocation: sourceLocation)
     #expect((report.summary.num("seconds") ?? -1) >= 0, "summary \(report.summary)", sourceLocation: sourceLocation)
+    #expect(report.summary.string("version") == FaceCropper.version, "summary \(report.summary)", sourceLocation: sourceLocation)
 }
 
 /// Exactly one "Error: " line per bad input (naming it) and nothing but errors and warnings on standard error.

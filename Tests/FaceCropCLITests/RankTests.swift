@@ -1,3 +1,4 @@
+import FaceCrop
 import Foundation
 import Testing
 
@@ -29,6 +30,7 @@ struct RankTests {
                 }
             }
             #expect(json["noFace"] as? [String] == ["in/landscape.jpg"])
+            #expect(json["version"] as? String == FaceCropper.version)
             #expect((json["failed"] as? [[String: Any]])?.count == 1)
             #expect(listing(dir.appendingPathComponent("best")) == ["01-sharp.jpg", "02-blurred.jpg"])
             for (copy, original) in [("01-sharp.jpg", "sharp.jpg"), ("02-blurred.jpg", "blurred.jpg")] {

@@ -73,6 +73,9 @@ struct SiteBuildTests {
                 html.stdout.contains(
                     #"<source type="image/avif" srcset="/out/group-1600x900.avif 1600w, /out/group-800x450.avif 800w, /out/group-400x225.avif 400w""#))
             #expect(html.stdout.contains(#"<img src="/out/portrait-512x288.jpg" srcset="/out/portrait-512x288.jpg 512w, /out/portrait-400x225.jpg 400w""#))
+            // AVIF first whatever the --format order: browsers take the first <source> they support.
+            let avif = try #require(html.stdout.range(of: "image/avif")), webp = try #require(html.stdout.range(of: "image/webp"))
+            #expect(avif.lowerBound < webp.lowerBound)
 
             // One manifest per input covers every format: a second run skips both, a run without AVIF redoes them.
             let again = try runBatch(args, in: dir)
@@ -209,6 +212,58 @@ struct SiteBuildTests {
                 #expect(r.status == Int32(status) && r.stderrLines.count == 1 && r.stderr.hasPrefix(message) && r.stdout.isEmpty, "\(command): \(r)")
             }
             #expect(!listing(dir).contains("x.jpg"))
+        }
+    }
+
+    /// --width without --aspect takes each --size's aspect; a --name must give each format its own extension,
+    /// refused before any work; --dry-run writes no site manifest (it would list files that were not written).
+    @Test func sizesNamesAndDryRuns() throws {
+        try withScratch { dir in
+            try photos(dir)
+            let sized = try runBatch(["photos/group.jpg", "--output-dir", "out", "--size", "1920x1080", "--width", "800"], in: dir)
+            #expect(sized.status == 0, "\(sized)")
+            #expect(listing(dir.appendingPathComponent("out")).subtracting([".facecrop"]) == ["group-1920x1080.jpg", "group-800x450.jpg"])
+
+            for name in ["{stem}-{width}.webp", "{stem}-{width}"] {
+                let r = try runBatch(["photos", "--output-dir", "named", "--name", name, "--format", "jpg"], in: dir)
+                #expect(r.status == 64 && r.stderrLines.count == 1 && r.stderr.contains("--name '\(name)'"), "\(r)")
+            }
+            let clash = try runBatch(["photos", "--output-dir", "named", "--name", "{stem}.jpg", "--format", "jpg", "--format", "webp"], in: dir)
+            #expect(clash.status == 64 && clash.stderr.contains("WebP"), "\(clash)")
+            #expect(!listing(dir).contains("named"))
+            let upper = try runBatch(["photos/group.jpg", "--output-dir", "named", "--name", "{stem}.JPEG", "--width", "64"], in: dir)
+            #expect(upper.status == 0 && listing(dir.appendingPathComponent("named")).contains("group.JPEG"), "\(upper)")
+
+            let manifest = dir.appendingPathComponent("site.json")
+            try Data("{}\n".utf8).write(to: manifest)
+            let dry = try runBatch(["photos", "--output-dir", "dry", "--width", "64", "--site-manifest", "site.json", "--dry-run"], in: dir)
+            #expect(dry.status == 0 && dry.stdout.contains("-> dry/group-64x64.jpg"), "\(dry)")
+            #expect(try String(contentsOf: manifest, encoding: .utf8) == "{}\n")
+        }
+    }
+
+    /// The recipe's script on a manifest with names a URL must encode and two aspects: one <picture> per
+    /// aspect, names percent-encoded (a comma would split a srcset entry), widths largest first, once each.
+    @Test func pictureScriptEncodesNamesAndKeepsAspectsApart() throws {
+        try withScratch { dir in
+            func output(_ path: String, _ format: String, _ width: Int, _ height: Int, _ aspect: String) -> String {
+                #"{"path": "public/img/\#(path)", "format": "\#(format)", "width": \#(width), "height": \#(height), "aspect": "\#(aspect)", "bytes": 1}"#
+            }
+            let outputs = [
+                output("my photo, 1-400.jpg", "jpeg", 400, 225, "16:9"), output("my photo, 1-800.jpg", "jpeg", 800, 450, "16:9"),
+                output("my photo, 1-800.webp", "webp", 800, 450, "16:9"), output("my photo, 1-sq.jpg", "jpeg", 300, 300, "1:1"),
+                output("my photo, 1-sq2.jpg", "jpeg", 300, 300, "1:1"),
+            ]
+            let site = #"{"images": [{"input": "in/my photo, 1.jpg", "faces": 1, "outputs": [\#(outputs.joined(separator: ","))]}]}"#
+            try Data(site.utf8).write(to: dir.appendingPathComponent("site.json"))
+            let html = try runShell("python3 '\(CLI.repoFile("docs/examples/picture.py").path)' site.json", in: dir)
+            #expect(html.status == 0 && html.stdout.components(separatedBy: "<picture>").count == 3, "\(html)")
+            #expect(
+                html.stdout.contains(
+                    #"<img src="/img/my%20photo%2C%201-800.jpg" srcset="/img/my%20photo%2C%201-800.jpg 800w, /img/my%20photo%2C%201-400.jpg 400w""#),
+                "\(html.stdout)")
+            #expect(html.stdout.contains(#"<source type="image/webp" srcset="/img/my%20photo%2C%201-800.webp 800w""#), "\(html.stdout)")
+            #expect(html.stdout.contains(#"srcset="/img/my%20photo%2C%201-sq.jpg 300w" sizes"#), "\(html.stdout)")
         }
     }
 

@@ -20,6 +20,8 @@ public struct Ranking: Codable, Sendable {
         public var exitCode: Int32
     }
 
+    /// facecrop's version, as in every JSON report.
+    public var version = FaceCropper.version
     public var ranked: [Ranked] = []
     public var noFace: [String] = []
     public var failed: [Failed] = []
