@@ -129,7 +129,8 @@ struct Batch: ParsableCommand {
         let sample = BatchNaming.outputName(template: template, stem: "photo", fileExtension: format.fileExtension, aspect: .original, asked: nil, size: nil)
         let ext = sample.lastIndex(of: ".").map { String(sample[sample.index(after: $0)...]) } ?? ""
         guard ImageFormat(pathExtension: ext) != format else { return }
-        throw ValidationError("The --name '\(template)' names \(format.displayName) outputs '\(sample)'; end it with .{ext} (or an extension of \(format.displayName)).")
+        throw ValidationError(
+            "The --name '\(template)' names \(format.displayName) outputs '\(sample)'; end it with .{ext} (or an extension of \(format.displayName)).")
     }
 
     /// A model file counts by its content: replacing it redoes the inputs.

@@ -74,7 +74,8 @@ struct SiteBuildTests {
                     #"<source type="image/avif" srcset="/out/group-1600x900.avif 1600w, /out/group-800x450.avif 800w, /out/group-400x225.avif 400w""#))
             #expect(html.stdout.contains(#"<img src="/out/portrait-512x288.jpg" srcset="/out/portrait-512x288.jpg 512w, /out/portrait-400x225.jpg 400w""#))
             // AVIF first whatever the --format order: browsers take the first <source> they support.
-            let avif = try #require(html.stdout.range(of: "image/avif")), webp = try #require(html.stdout.range(of: "image/webp"))
+            let avif = try #require(html.stdout.range(of: "image/avif"))
+            let webp = try #require(html.stdout.range(of: "image/webp"))
             #expect(avif.lowerBound < webp.lowerBound)
 
             // One manifest per input covers every format: a second run skips both, a run without AVIF redoes them.
