@@ -21,6 +21,7 @@ DOC_SOURCES := LICENSE THIRD_PARTY_NOTICES.md CHANGELOG.md $(wildcard Models/LIC
 DOC_FILES := $(notdir $(DOC_SOURCES))
 
 .PHONY: setup build dist demo test test-fast check-docs check-install check-deb install install-files uninstall deb
+.PHONY: serve install-serve uninstall-serve
 .PHONY: bench accuracy format check-format docs clean
 
 setup:
@@ -56,6 +57,19 @@ check-deb: deb
 
 install: dist
 	$(MAKE) --no-print-directory install-files
+
+# facecrop-serve, the HTTP service (docs/commands/serve.md): its own release build (SwiftNIO and Hummingbird
+# take a few minutes to build), the Swift runtime linked in as for facecrop. Not part of the Debian package.
+SERVE_BIN := .build/release/facecrop-serve
+serve: setup
+	$(SWIFT) build -c release --product facecrop-serve --static-swift-stdlib
+
+install-serve: serve
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(STRIP_FLAG) $(SERVE_BIN) $(DESTDIR)$(BINDIR)/facecrop-serve
+
+uninstall-serve:
+	rm -f $(DESTDIR)$(BINDIR)/facecrop-serve
 
 # The copying alone, from what dist made (make-deb.sh stages the package with it).
 install-files:
