@@ -42,7 +42,8 @@ REFERENCE = {
     "smartcrop_py": {"label": "smartcrop.py", "kept": [0.880, 0.692, 0.476]},
     "vips_attention": {"label": "libvips attention", "kept": [0.832, 0.668, 0.423]},
 }
-TARGETS = {"recall": 0.92, "precision": 0.96, "kept": [0.97, 0.84, 0.61]}
+# The bars a change must not fall below, printed beside the figures.
+BARS = {"recall": 0.92, "precision": 0.96, "kept": [0.97, 0.84, 0.61]}
 
 
 def aspect_name(a):
@@ -312,7 +313,7 @@ def main():
         "warnings": len(warnings),
         "seconds": round(elapsed, 1),
         "reference": REFERENCE,
-        "targets": TARGETS,
+        "bars": BARS,
     }
 
     if args.json:
@@ -338,14 +339,14 @@ def main():
         row("  " + ref["haar"]["label"], ref["haar"]["recall"])
         for key in ("best_placement", "centre_crop", "smartcrop_py", "vips_attention"):
             row("  " + ref[key]["label"], k=ref[key]["kept"])
-        print("%-44s %s %s   %s %s %s" % ("target", fmt(">=0.85"), fmt(">=0.95"),
-                                          *[fmt(">=%.2f" % t) for t in TARGETS["kept"]]))
+        print("%-44s %s %s   %s %s %s" % ("bar", fmt(">=%.2f" % BARS["recall"]), fmt(">=%.2f" % BARS["precision"]),
+                                          *[fmt(">=%.2f" % t) for t in BARS["kept"]]))
         print("recall by subset: " + ", ".join("%s %s (%d gt, %d FP)" % (k, "%.3f" % v["recall"] if v["recall"] is not None else "-",
                                                                           v["gt"], v["fp"])
                                                 for k, v in figures["by_subset"].items()))
-        ok_det = recall is not None and precision is not None and recall >= TARGETS["recall"] and precision >= TARGETS["precision"]
-        ok_kept = all(kept_n[a] / n_gt >= t for a, t in zip(ASPECTS, TARGETS["kept"]))
-        print("targets: detection %s, kept %s" % ("met" if ok_det else "NOT met", "met" if ok_kept else "NOT met"))
+        ok_det = recall is not None and precision is not None and recall >= BARS["recall"] and precision >= BARS["precision"]
+        ok_kept = all(kept_n[a] / n_gt >= t for a, t in zip(ASPECTS, BARS["kept"]))
+        print("bars: detection %s, kept %s" % ("at or above" if ok_det else "BELOW", "at or above" if ok_kept else "BELOW"))
 
     if args.list:
         out = sys.stdout if not args.json else sys.stderr

@@ -217,7 +217,7 @@ public final class ImageServer: Sendable {
         case .smart:
             planned.faces = []
             options.noFace = .attention
-        case .centre, .focus:
+        case .center, .focus:
             planned.faces = []
             options.noFace = .center
         }

@@ -20,8 +20,8 @@ public enum Gravity: Sendable, Equatable {
     case face
     /// libvips' attention point (its smartcrop), faces ignored.
     case smart
-    /// The centre.
-    case centre
+    /// The center.
+    case center
     /// A focus point, 0...1 from the left and from the top.
     case focus(x: Double, y: Double)
 
@@ -29,7 +29,7 @@ public enum Gravity: Sendable, Equatable {
         switch self {
         case .face: "face"
         case .smart: "sm"
-        case .centre: "ce"
+        case .center: "ce"
         case .focus(let x, let y): "fp:\(x):\(y)"
         }
     }
@@ -138,7 +138,7 @@ public struct ImageURL: Sendable, Equatable {
         var format: ImageFormat?
         if let ext {
             guard let f = ImageFormat(pathExtension: ext) else {
-                throw .badOptions("Expected jpg, png, webp, avif, heic or tiff as the output extension but received '\(ext)'.")
+                throw .badOptions("Expected \(ImageFormat.choices()) as the output extension but received '\(ext)'.")
             }
             format = f
         }
@@ -185,7 +185,7 @@ public struct ImageURL: Sendable, Equatable {
                 switch args[0] {
                 case "face": o.gravity = .face
                 case "sm": o.gravity = .smart
-                case "ce": o.gravity = .centre
+                case "ce": o.gravity = .center
                 case "fp":
                     try count(3...3)
                     guard let x = Double(args[1]), let y = Double(args[2]), (0...1).contains(x), (0...1).contains(y) else {
@@ -205,7 +205,7 @@ public struct ImageURL: Sendable, Equatable {
             case "format", "f", "ext":
                 try count(1...1)
                 guard let f = ImageFormat(pathExtension: args[0]) else {
-                    throw .badOptions("Expected jpg, png, webp, avif, heic or tiff for format but received '\(text)'.")
+                    throw .badOptions("Expected \(ImageFormat.choices()) for format but received '\(text)'.")
                 }
                 o.format = f
             case "enlarge", "el":

@@ -139,7 +139,7 @@ struct HostileValueTests {
         }
     }
 
-    /// The values the issue was found with, each refused with its own sharp-like message.
+    /// Values that once crashed facecrop, each refused with its own sharp-like message.
     @Test(arguments: [
         (["in.jpg", "-o", "out.jpg", "--aspect", "1e308:1"], "Expected a ratio from 1:10000 to 10000:1 for --aspect but received '1e308:1'."),
         (["in.jpg", "-o", "out.jpg", "--width", "2147483648"], "Expected an integer from 1 to 10000000 for --width but received '2147483648'."),

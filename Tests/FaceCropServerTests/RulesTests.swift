@@ -27,7 +27,7 @@ struct ImageURLTests {
         Row(path: "/s/f:avif/plain/local:///a.jpg@png") { $0.askedFormat == .png },
         Row(path: "/s/q:0/plain/local:///a.jpg") { $0.options.quality == nil },
         Row(path: "/s/g:fp:0.25:0.75/plain/local:///a.jpg") { $0.options.gravity == .focus(x: 0.25, y: 0.75) },
-        Row(path: "/s/gravity:ce/plain/local:///a.jpg") { $0.options.gravity == .centre },
+        Row(path: "/s/gravity:ce/plain/local:///a.jpg") { $0.options.gravity == .center },
         Row(path: "/s/g:face/aspect:16:9/strategy:largest/margin:40p/plain/local:///a.jpg") {
             $0.options.aspect == .ratio(width: 16, height: 9) && $0.options.strategy == .largest && $0.options.margin == .percentOfFaceHeight(40)
         },

@@ -3,30 +3,32 @@
 import FaceCrop
 import Testing
 
-@Test(arguments: [
-    // (extension, format)
-    ("jpg", ImageFormat?.some(.jpeg)), ("jpeg", .jpeg), ("JPG", .jpeg), ("png", .png), ("webp", .webp), ("tif", .tiff), ("TIFF", .tiff),
-    ("heic", .heif), ("heif", .heif), ("avif", .avif),
-    ("gif", nil), ("", nil), ("jpg ", nil), (".jpg", nil), ("jp", nil),
-])
-func formatsFromExtensions(_ ext: String, _ format: ImageFormat?) {
-    #expect(ImageFormat(pathExtension: ext) == format)
-}
-
-@Test(arguments: [
-    // (path, format)
-    ("out/a.b.png", ImageFormat?.some(.png)), ("a.JPEG", .jpeg), (".jpg", .jpeg), ("x", nil), ("dir.jpg/x", nil), ("a.", nil), ("", nil),
-])
-func formatsFromPaths(_ path: String, _ format: ImageFormat?) {
-    #expect(ImageFormat(path: path) == format)
-}
-
-@Test func everyFormatIsNamedByItsUsualExtension() {
-    for format in ImageFormat.allCases {
-        #expect(format.fileExtension == format.pathExtensions[0])
-        #expect(format.pathExtensions.allSatisfy { ImageFormat(pathExtension: $0) == format })
+struct ImageFormatTests {
+    @Test(arguments: [
+        // (extension, format)
+        ("jpg", ImageFormat?.some(.jpeg)), ("jpeg", .jpeg), ("JPG", .jpeg), ("png", .png), ("webp", .webp), ("tif", .tiff), ("TIFF", .tiff),
+        ("heic", .heif), ("heif", .heif), ("avif", .avif),
+        ("gif", nil), ("", nil), ("jpg ", nil), (".jpg", nil), ("jp", nil),
+    ])
+    func formatsFromExtensions(_ ext: String, _ format: ImageFormat?) {
+        #expect(ImageFormat(pathExtension: ext) == format)
     }
-    #expect(ImageFormat.choices() == "jpg, png, webp, tif, heic or avif")
-    #expect(ImageFormat.choices(dotted: true) == ".jpg, .png, .webp, .tif, .heic or .avif")
-    #expect(ImageFormat.dottedList == ".jpg .png .webp .tif .heic .avif")
+
+    @Test(arguments: [
+        // (path, format)
+        ("out/a.b.png", ImageFormat?.some(.png)), ("a.JPEG", .jpeg), (".jpg", .jpeg), ("x", nil), ("dir.jpg/x", nil), ("a.", nil), ("", nil),
+    ])
+    func formatsFromPaths(_ path: String, _ format: ImageFormat?) {
+        #expect(ImageFormat(path: path) == format)
+    }
+
+    @Test func everyFormatIsNamedByItsUsualExtension() {
+        for format in ImageFormat.allCases {
+            #expect(format.fileExtension == format.pathExtensions[0])
+            #expect(format.pathExtensions.allSatisfy { ImageFormat(pathExtension: $0) == format })
+        }
+        #expect(ImageFormat.choices() == "jpg, png, webp, tif, heic or avif")
+        #expect(ImageFormat.choices(dotted: true) == ".jpg, .png, .webp, .tif, .heic or .avif")
+        #expect(ImageFormat.dottedList == ".jpg .png .webp .tif .heic .avif")
+    }
 }

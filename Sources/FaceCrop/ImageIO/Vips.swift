@@ -257,12 +257,9 @@ final class VipsImage: @unchecked Sendable {
     }
     var hasICCProfile: Bool { fc_has_icc_profile(pointer) != 0 }
     var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
-    var loader: String { Self.string(fc_loader(pointer)) }
-    var interpretation: String { Self.string(fc_interpretation(pointer)) }
-    /// Read by libvips' JPEG loader ("jpegload", "jpegload_source", ...): the one place a loader's name is read.
-    static func isJPEG(loader: String) -> Bool { loader.hasPrefix("jpegload") }
+    var loader: ImageLoader { ImageLoader(Self.string(fc_loader(pointer))) }
     /// CMYK pixels (libvips' interpretation "cmyk").
-    static func isCMYK(interpretation: String) -> Bool { interpretation == "cmyk" }
+    var isCMYK: Bool { Self.string(fc_interpretation(pointer)) == "cmyk" }
 
     private static func string(_ raw: UnsafeMutablePointer<CChar>?) -> String {
         guard let raw else { return "" }

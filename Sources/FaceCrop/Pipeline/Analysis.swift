@@ -10,9 +10,8 @@ public struct Analysis: Sendable {
     public var orientation: Orientation
     /// Upright size.
     public var size: ImageSize { orientation.displaySize(storedSize: storedSize) }
-    /// The libvips loader that read the image ("jpegload", "pngload", ...; "video" for a video frame), as the
-    /// report names it.
-    public let loader: String
+    /// The libvips loader that read the image, or `.video` for a video frame.
+    public let loader: ImageLoader
     /// The detector that found `faces` (their boxes' shape and scores depend on it).
     public var detector: DetectorKind
     public var faces: [FaceObservation]
@@ -29,34 +28,30 @@ public struct Analysis: Sendable {
     let pixels: PixelSource
     /// The file or bytes the image was read from, for messages and for reading it again after a failure.
     let input: ImageInput
-    /// Read by libvips' JPEG loader: it can shrink on load, and its pixels sit on an 8x8 block grid. Decided
-    /// once, from `loader`.
-    let isJPEG: Bool
-    /// CMYK pixels, turned into sRGB on output. Decided once, from libvips' interpretation.
+    /// CMYK pixels, turned into sRGB on output. Decided once, from the header libvips read.
     let isCMYK: Bool
     /// The share of `FaceCropper.decodeBudget` a whole-frame input holds while it is analysed and cropped.
     let decodePermit: DecodeBudget.Permit?
 
     init(
-        path: String, storedSize: ImageSize, orientation: Orientation, loader: String, detector: DetectorKind, faces: [FaceObservation],
-        analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, interpretation: String,
+        path: String, storedSize: ImageSize, orientation: Orientation, loader: ImageLoader, detector: DetectorKind, faces: [FaceObservation],
+        analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, isCMYK: Bool,
         decodePermit: DecodeBudget.Permit? = nil
     ) {
         self.decodePermit = decodePermit
         (self.path, self.storedSize, self.orientation, self.loader, self.detector) = (path, storedSize, orientation, loader, detector)
         (self.faces, self.analysisSize, self.preview, self.pixels, self.input) = (faces, analysisSize, preview, pixels, input)
-        isJPEG = VipsImage.isJPEG(loader: loader)
-        isCMYK = VipsImage.isCMYK(interpretation: interpretation)
+        self.isCMYK = isCMYK
     }
 
-    /// An image whose pixels are all in memory already (a video frame, a still at the analysis size).
+    /// An image whose pixels are all in memory already, in sRGB (a video frame, a still at the analysis size).
     init(
-        path: String, storedSize: ImageSize, orientation: Orientation, loader: String, detector: DetectorKind, faces: [FaceObservation],
-        analysisSize: ImageSize, preview: VipsImage, decoded: VipsImage, interpretation: String
+        path: String, storedSize: ImageSize, orientation: Orientation, loader: ImageLoader, detector: DetectorKind, faces: [FaceObservation],
+        analysisSize: ImageSize, preview: VipsImage, decoded: VipsImage
     ) {
         self.init(
             path: path, storedSize: storedSize, orientation: orientation, loader: loader, detector: detector, faces: faces, analysisSize: analysisSize,
-            preview: preview, pixels: .decoded(decoded), input: .file(path), interpretation: interpretation)
+            preview: preview, pixels: .decoded(decoded), input: .file(path), isCMYK: false)
     }
 
     /// Face boxes in pixels of the upright full-resolution image.

@@ -50,7 +50,7 @@ extension FaceCropper {
         do {
             if header.decodedBytes > singlePassBytes {
                 preview = try input.thumbnail(box: self.analysisSize).inMemory()
-            } else if VipsImage.isJPEG(loader: header.loader) {
+            } else if header.loader.isJPEG {
                 full = BackgroundTask { try header.inMemory() }
                 let shrink = ShrinkOnLoad.factor(from: stored, box: analysisSize, headroom: ShrinkOnLoad.detectionHeadroom)
                 preview = try input.open(sequential: true, shrink: shrink).preview(box: analysisSize)
@@ -87,10 +87,10 @@ extension FaceCropper {
         }
         let kept = FaceFilter.dropWeak(FaceFilter.plausible(try detected.get(), in: analysisSize), kind: detector.kind)
         let faces = Self.observations(kept, analysisSize: analysisSize)
-        let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input, isJPEG: VipsImage.isJPEG(loader: header.loader))
+        let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input, isJPEG: header.loader.isJPEG)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
-            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, interpretation: header.interpretation,
+            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, isCMYK: header.isCMYK,
             decodePermit: decodePermit)
         analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)
         analysis.timings.detect = Self.ms(loaded, detectedAt)

@@ -23,8 +23,8 @@ public struct InputInfo: Codable, Sendable {
     public var height: Int
     /// EXIF orientation of the file (1...8).
     public var orientation: Int
-    /// libvips loader that read the file, e.g. "jpegload_source".
-    public var loader: String
+    /// libvips loader that read the file, e.g. "jpegload_source" (written as its name).
+    public var loader: ImageLoader
 }
 
 /// What faces were detected on (`analysis` in `--json`): the detector's copy's size, the detector and its threshold.

@@ -82,7 +82,7 @@ public final class QualityAnalyzer: Sendable {
     /// Blocking on the face at full resolution, on a region whose stored origin sits on the 8x8 JPEG grid
     /// (at most 512x512 from its centre, to bound the work). 1 for images that are not JPEG.
     private func blockiness(_ analysis: Analysis, box: Rect) throws(FaceCropError) -> Double {
-        guard analysis.isJPEG else { return 1 }
+        guard analysis.loader.isJPEG else { return 1 }
         let size = analysis.size
         let visible = box.intersection(size.bounds)
         let side = 512.0

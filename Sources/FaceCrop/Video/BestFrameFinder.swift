@@ -1,14 +1,14 @@
 // Best frame of a video or Live Photo: one thread decodes small copies of the frames needed, this one registers
 // consecutive frames and tracks stability, two workers detect and score the frames to analyse; then the choice
-// (FaceCropCore.FrameSelection), and the winner decoded again at full resolution and written, cropped or whole,
-// through the image pipeline.
+// (FaceCropCore.FrameSelection), and the winner, whose decoded picture was kept, written at full resolution,
+// cropped or whole, through the image pipeline. `stability` (Stability.swift) runs the registration alone.
 import FaceCropCore
 import Synchronization
 
 /// Picks the best frame of a video or Live Photo, as `facecrop best-frame` does: `analyze` decodes small copies
 /// of the frames to look at, tracks how steady the picture is, finds and scores the faces, and chooses
-/// (`FrameSelection`); `write` decodes the chosen frame again at full resolution and writes it, cropped around
-/// its faces or whole. `stability` measures the steadiness alone.
+/// (`FrameSelection`); `write` writes the chosen frame at full resolution (from the decoded picture kept for
+/// it), cropped around its faces or whole. `stability` measures the steadiness alone.
 ///
 /// ```swift
 /// let finder = BestFrameFinder(cropper: cropper, quality: try QualityAnalyzer(landmarks: nil))
@@ -264,7 +264,7 @@ public struct BestFrameFinder: Sendable {
             // Scored on its analysis-size copy, like the video frames, so sharpness and size compare fairly.
             let small = Analysis(
                 path: stillPath, storedSize: full.analysisSize, orientation: .up, loader: full.loader, detector: full.detector, faces: full.faces,
-                analysisSize: full.analysisSize, preview: full.preview, decoded: full.preview, interpretation: "srgb")
+                analysisSize: full.analysisSize, preview: full.preview, decoded: full.preview)
             var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
             do throws(FaceCropError) { result.quality = try quality.assess(small) } catch { throw .image(error) }
             if options.keepFrames {
@@ -347,8 +347,8 @@ public struct BestFrameFinder: Sendable {
             }
             let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
             return Analysis(
-                path: path, storedSize: size, orientation: .up, loader: "video", detector: cropper.detector.kind, faces: faces, analysisSize: size,
-                preview: image, decoded: image, interpretation: "srgb")
+                path: path, storedSize: size, orientation: .up, loader: .video, detector: cropper.detector.kind, faces: faces, analysisSize: size,
+                preview: image, decoded: image)
         } catch let error as VipsError {
             throw .image(.imageProcessing(error.message))
         } catch let error as FaceCropError {
@@ -382,8 +382,8 @@ public struct BestFrameFinder: Sendable {
             throw .image(.imageProcessing(error.message))
         }
         var full = Analysis(
-            path: analysis.input.video, storedSize: size, orientation: .up, loader: "video", detector: cropper.detector.kind, faces: candidate.faces,
-            analysisSize: analysis.analysisSize, preview: image, decoded: image, interpretation: "srgb")
+            path: analysis.input.video, storedSize: size, orientation: .up, loader: .video, detector: cropper.detector.kind, faces: candidate.faces,
+            analysisSize: analysis.analysisSize, preview: image, decoded: image)
         full.quality = candidate.quality
         return full
     }
@@ -408,29 +408,5 @@ public struct BestFrameFinder: Sendable {
         } catch {
             throw .image(error)
         }
-    }
-
-    /// Registration only, for `facecrop stability`: every frame (or the sampled ones) with its shift from the
-    /// previous frame and whether the scene is stable. Shifts are in pixels of frames whose long side is
-    /// `analysisSize`.
-    public static func stability(
-        _ input: String, options: VideoOptions, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels
-    ) throws(VideoError) -> StabilityReport {
-        let resolved = try resolve(input, includeStill: false)
-        let decoder = try open(resolved.video, options: options, maxPixels: maxPixels)
-        let info = decoder.info
-        let size = frameSize(for: info, longSide: analysisSize)
-        var rows: [StabilityFrame] = []
-        let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
-        _ = try forEachFrame(decoder, samples: samples, options: options, rgb: nil, analysisScale: Double(analysisSize)) { r throws(VideoError) in
-            guard r.isSample else { return }
-            rows.append(
-                StabilityFrame(
-                    index: rows.count, time: r.frame.time.rounded(4), shift: r.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
-                    response: r.response?.rounded(4), drift: r.drift?.manhattan.rounded(3), stable: r.stable))
-        }
-        return StabilityReport(
-            input: input, video: info, analysis: SizeInfo(width: size.width, height: size.height),
-            threshold: options.stabilityThreshold, history: options.historyLength, frames: rows)
     }
 }

@@ -138,7 +138,7 @@ final class VideoDecoder: @unchecked Sendable {
     deinit { video_close(pointer) }
 
     /// The frame nearest `time`, the first that starts at most half a frame before it (nil: the next one); nil at the end. Its greyscale copy is `grey`
-    /// in size; its RGB copy, `rgb` in size, is made only when the frame is at or after `rgbFrom`.
+    /// in size; its RGB copy, `rgb` in size, is made only when the frame is at or after `rgbFrom` (within half a frame).
     /// With `keep`, a frame converted to RGB also keeps its decoded pixels (`VideoFrame.kept`).
     func read(at time: Double?, rgbFrom: Double, rgb: ImageSize?, grey: ImageSize, keep: Bool = false) throws(VideoError) -> VideoFrame? {
         var pixels = [UInt8](repeating: 0, count: rgb.map { $0.width * $0.height * 3 } ?? 0)
