@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     /// Time for a whole request, from its arrival to its response being ready.
     public var requestTimeout: Duration = .seconds(30)
     public var originTimeout: Duration = .seconds(10)
+    /// A connection that sends nothing for this long between requests, or takes longer to send a request's
+    /// head, is closed (slow clients cannot keep connections open).
+    public var idleTimeout: Duration = .seconds(30)
     public var maxRedirects = 3
     public var maxFileSize = FaceCropper.defaultMaxFileSize
     public var maxPixels = FaceCropper.defaultMaxPixels
@@ -57,6 +60,7 @@ public struct ServerConfiguration: Sendable {
         ("--queue", "FACECROP_QUEUE", true, "Requests that wait for a slot; more are answered 503 (default: twice the slots)."),
         ("--timeout", "FACECROP_TIMEOUT", true, "Seconds for a whole request (default 30)."),
         ("--origin-timeout", "FACECROP_ORIGIN_TIMEOUT", true, "Seconds to fetch an http(s) source (default 10)."),
+        ("--idle-timeout", "FACECROP_IDLE_TIMEOUT", true, "Seconds a connection may send nothing before it is closed (default 30)."),
         ("--max-redirects", "FACECROP_MAX_REDIRECTS", true, "Redirects followed for an http(s) source (default 3)."),
         ("--max-file-size", "FACECROP_MAX_FILE_SIZE", true, "Largest source in bytes (default 536870912)."),
         ("--max-pixels", "FACECROP_MAX_PIXELS", true, "Largest source in pixels (default 268402689)."),
@@ -160,6 +164,7 @@ public struct ServerConfiguration: Sendable {
         if let v = try integer("--queue", 0...100_000) { c.queue = v }
         if let v = try seconds("--timeout") { c.requestTimeout = v }
         if let v = try seconds("--origin-timeout") { c.originTimeout = v }
+        if let v = try seconds("--idle-timeout") { c.idleTimeout = v }
         if let v = try integer("--max-redirects", 0...20) { c.maxRedirects = v }
         if let v = try integer("--max-file-size", Limits.bytes.range) { c.maxFileSize = v }
         if let v = try integer("--max-pixels", Limits.pixels.range) { c.maxPixels = v }

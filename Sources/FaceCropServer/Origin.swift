@@ -36,6 +36,7 @@ public struct OriginFetcher: Sendable {
     public func fetch(_ url: String, name: String, maxBytes: Int) async throws(ServerError) -> (bytes: [UInt8], identity: SourceIdentity) {
         let deadline =
             NIODeadline.now() + .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + Int64(timeout.components.attoseconds / 1_000_000_000))
+        let end = ContinuousClock.now + timeout
         var current = url
         var redirects = 0
         while true {
@@ -65,7 +66,9 @@ public struct OriginFetcher: Sendable {
                 }
                 let body: ByteBuffer
                 do {
-                    body = try await response.body.collect(upTo: maxBytes)
+                    // AsyncHTTPClient's deadline ends with the response head: the body is raced against it here,
+                    // so that an origin trickling its body cannot hold a crop slot past --origin-timeout.
+                    body = try await Self.before(end) { try await response.body.collect(upTo: maxBytes) }
                 } catch is NIOTooManyBytesError {
                     throw ServerError(413, "Source '\(name)' is over the limit of \(maxBytes) bytes; raise it with --max-file-size if you trust this origin.")
                 }
@@ -81,6 +84,20 @@ public struct OriginFetcher: Sendable {
             } catch {
                 throw ServerError(502, "Source '\(name)' could not be fetched: \(error).")
             }
+        }
+    }
+
+    /// `work`'s result, or HTTPClientError.deadlineExceeded when `end` comes first (`work` is then cancelled).
+    static func before<T: Sendable>(_ end: ContinuousClock.Instant, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try? await Task.sleep(until: end, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw HTTPClientError.deadlineExceeded }
+            return value
         }
     }
 

@@ -251,6 +251,35 @@ struct ServerTests {
         }
     }
 
+    /// A client that opens a connection and sends half a request's head, then nothing, is disconnected after
+    /// --idle-timeout; the server goes on answering others.
+    @Test func slowClientsAreDisconnected() async throws {
+        let configuration = LiveServer.configuration(root: nil) { $0.idleTimeout = .seconds(1) }
+        try await withServer(configuration) { s async throws in
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(s.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            var wait = timeval(tv_sec: 20, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            let partial = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
+            #expect(send(fd, partial, partial.count, 0) == partial.count)
+            let start = ContinuousClock.now
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let read = recv(fd, &buffer, buffer.count, 0)
+            // Closed by the server (0 bytes, or a reset), well before the 20 s this side would wait.
+            #expect(read <= 0 && ContinuousClock.now - start < .seconds(15), "read \(read) after \(ContinuousClock.now - start)")
+            #expect(try await s.get("/health").status == 200)
+        }
+    }
+
     @Test func gravityAndFit() async throws {
         try await withScratch { dir in
             let root = try makeRoot(in: dir)

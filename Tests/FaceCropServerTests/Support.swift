@@ -244,6 +244,19 @@ final class Origin: Sendable {
                     try await writer.finish(nil)
                 })
         }
+        // The head at once, then the first 100 bytes of the body one every 100 ms: each read within any read
+        // timeout, the whole (10 s) slower than the test's --origin-timeout.
+        router.get("/trickle.png") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "image/png"],
+                body: ResponseBody { writer in
+                    for byte in portrait.readableBytesView.prefix(100) {
+                        try await writer.write(ByteBuffer(bytes: [byte]))
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    try await writer.finish(nil)
+                })
+        }
         let gate = Gate()
         router.get("/gated.png") { _, _ in
             await gate.wait()
