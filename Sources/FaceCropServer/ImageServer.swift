@@ -123,6 +123,11 @@ public final class ImageServer: Sendable {
         let signature = String(path.dropFirst().prefix { $0 != "/" })
         let signedPath = String(path.dropFirst(1 + signature.utf8.count))
         try checkSignature(signature, path: signedPath)
+        // A query string changes nothing here but would make a cache in front store (and this server crop) one
+        // copy per query: refused, so that a signed URL has one cache entry.
+        if request.head.path?.contains("?") == true {
+            throw ServerError(400, "Image URLs take no query string; percent-encode a '?' in a source as %3F.")
+        }
         let url = try ImageURL.parse(path)
         let negotiated = url.askedFormat == nil && !info
         let format = url.askedFormat ?? (info ? .jpeg : HTTPRules.negotiate(accept: request.headers[.accept]))
