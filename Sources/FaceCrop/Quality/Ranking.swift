@@ -25,6 +25,17 @@ public struct Ranking: Codable, Sendable {
     public var ranked: [Ranked] = []
     public var noFace: [String] = []
     public var failed: [Failed] = []
+
+    public init() {}
+
+    /// Reads a ranking, also one written before rankings carried a version (its `version` is then "").
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(String.self, forKey: .version) ?? ""
+        ranked = try container.decode([Ranked].self, forKey: .ranked)
+        noFace = try container.decode([String].self, forKey: .noFace)
+        failed = try container.decode([Failed].self, forKey: .failed)
+    }
 }
 
 extension FaceCropper {
