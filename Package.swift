@@ -41,7 +41,7 @@ let package = Package(
         // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would load every
         // OpenCV library Debian ships, Qt, VTK and HDF5 behind them, into every process (ARCHITECTURE.md).
         .target(
-            name: "CFaceDetect",
+            name: "COpenCV",
             exclude: ["opencv-include"],
             cxxSettings: [.headerSearchPath("opencv-include"), .headerSearchPath("../CxxShared")],
             linkerSettings: [
@@ -62,7 +62,7 @@ let package = Package(
         // Pure Swift: geometry, crop planning. No C imports, testable without pixels.
         .target(name: "FaceCropCore"),
         // Adapters over libvips, OpenCV, dlib and FFmpeg, and the pipeline.
-        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "CFaceDetect", "CLandmarks", "CVideo", "CVersion"]),
+        .target(name: "FaceCrop", dependencies: ["FaceCropCore", "CVipsShim", "COpenCV", "CLandmarks", "CVideo", "CVersion"]),
         .executableTarget(
             name: "facecrop",
             dependencies: ["FaceCrop", .product(name: "ArgumentParser", package: "swift-argument-parser")]

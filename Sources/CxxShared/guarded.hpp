@@ -1,4 +1,4 @@
-// guarded(): the one way C++ shims (CFaceDetect, CLandmarks) run their work. A C++ exception crossing into
+// guarded(): the one way C++ shims (COpenCV, CLandmarks) run their work. A C++ exception crossing into
 // Swift aborts the process, so every extern "C" entry runs its body through it: every exception is caught,
 // and its message lands in the caller's error buffer.
 #pragma once

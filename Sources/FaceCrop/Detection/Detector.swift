@@ -1,5 +1,5 @@
-// The face detectors (OpenCV through CFaceDetect).
-import CFaceDetect
+// The face detectors (OpenCV through COpenCV).
+import COpenCV
 import FaceCropCore
 import Synchronization
 
@@ -15,7 +15,7 @@ public final class FaceDetector: Sendable {
 
     private struct Handle: ~Copyable, @unchecked Sendable {
         let pointer: OpaquePointer
-        deinit { cfd_free(pointer) }
+        deinit { ocv_free(pointer) }
     }
 
     /// - Parameters:
@@ -25,9 +25,9 @@ public final class FaceDetector: Sendable {
     public init(kind: DetectorKind = .centerface, modelPath: String? = nil) throws(FaceCropError) {
         let (pointer, message) = withErrorBuffer { error, size in
             switch kind {
-            case .centerface: cfd_centerface_create(modelPath, error, size)
-            case .yunet: cfd_yunet_create(modelPath, error, size)
-            case .haar: cfd_haar_create(modelPath ?? Self.defaultHaarCascade, error, size)
+            case .centerface: ocv_centerface_create(modelPath, error, size)
+            case .yunet: ocv_yunet_create(modelPath, error, size)
+            case .haar: ocv_haar_create(modelPath ?? Self.defaultHaarCascade, error, size)
             }
         }
         guard let pointer else { throw .detector(message) }
@@ -41,7 +41,7 @@ public final class FaceDetector: Sendable {
         var count: Int32 = 0
         let (rc, message) = withErrorBuffer { error, size in
             handle.withLock { h in
-                cfd_detect(h.pointer, rgb, Int32(width), Int32(height), Float(threshold), &faces, Int32(faces.count), &count, error, size)
+                ocv_detect(h.pointer, rgb, Int32(width), Int32(height), Float(threshold), &faces, Int32(faces.count), &count, error, size)
             }
         }
         guard rc == 0 else { throw .detector(message) }

@@ -1,6 +1,6 @@
-// Pictures for people: packed RGB images drawn on with CFaceDetect's OpenCV drawing (antialiased lines,
+// Pictures for people: packed RGB images drawn on with COpenCV's OpenCV drawing (antialiased lines,
 // the Hershey font), read from and written to files with libvips.
-import CFaceDetect
+import COpenCV
 import CVipsShim
 import FaceCropCore
 
@@ -103,7 +103,7 @@ public struct RGBImage: Hashable, Sendable {
         let xy = points.flatMap { [Float($0.x), Float($0.y)] }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_draw_polyline(
+            _ = ocv_draw_polyline(
                 p.baseAddress, Int32(clamping: w), Int32(clamping: h), xy, Int32(clamping: points.count), closed ? 1 : 0, color.components,
                 Int32(clamping: thickness))
         }
@@ -118,7 +118,7 @@ public struct RGBImage: Hashable, Sendable {
     public mutating func fill(_ r: PixelRect, color: Color) {
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_fill_rect(
+            _ = ocv_fill_rect(
                 p.baseAddress, Int32(clamping: w), Int32(clamping: h), Int32(clamping: r.x), Int32(clamping: r.y), Int32(clamping: r.width),
                 Int32(clamping: r.height), color.components)
         }
@@ -129,7 +129,7 @@ public struct RGBImage: Hashable, Sendable {
         var w: Int32 = 0
         var h: Int32 = 0
         var base: Int32 = 0
-        cfd_text_size(ascii(text), scale, Int32(clamping: thickness), &w, &h, &base)
+        ocv_text_size(ascii(text), scale, Int32(clamping: thickness), &w, &h, &base)
         return (Int(w), Int(h + base))
     }
 
@@ -144,7 +144,7 @@ public struct RGBImage: Hashable, Sendable {
         if let background { fill(box, color: background) }
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in
-            _ = cfd_draw_text(
+            _ = ocv_draw_text(
                 p.baseAddress, Int32(clamping: w), Int32(clamping: h), Self.ascii(text), Int32(clamping: x + padding), Int32(clamping: y + padding), scale,
                 Int32(clamping: thickness), color.components)
         }

@@ -1,6 +1,6 @@
-// Capture quality: each face cut from the full-resolution pixels, measured by CFaceDetect, scored by
+// Capture quality: each face cut from the full-resolution pixels, measured by COpenCV, scored by
 // FaceCropCore.QualityModel.
-import CFaceDetect
+import COpenCV
 import FaceCropCore
 import Synchronization
 
@@ -31,7 +31,7 @@ public final class QualityAnalyzer: Sendable {
 
     private struct Handle: ~Copyable, @unchecked Sendable {
         let pointer: OpaquePointer
-        deinit { cfd_expression_free(pointer) }
+        deinit { ocv_expression_free(pointer) }
     }
 
     /// Side of the square crop, in face sizes, and the height it is measured at.
@@ -39,7 +39,7 @@ public final class QualityAnalyzer: Sendable {
     static let measureHeight = 128
 
     public init(model: QualityModel = .defaults, expressionModelPath: String? = nil, landmarks: LandmarkFitter?) throws(FaceCropError) {
-        let (created, message) = withErrorBuffer { cfd_expression_create(expressionModelPath, $0, $1) }
+        let (created, message) = withErrorBuffer { ocv_expression_create(expressionModelPath, $0, $1) }
         guard let pointer = created else { throw .detector(message) }
         self.model = model
         self.landmarkFitter = landmarks
@@ -99,7 +99,7 @@ public final class QualityAnalyzer: Sendable {
         do {
             let source = try analysis.reopen()
             let rc = try source.extract(stored).inMemory().withRGB8 { rgb, w, h in
-                withErrorBuffer { cfd_blockiness(rgb, Int32(w), Int32(h), &ratio, $0, $1) }.result
+                withErrorBuffer { ocv_blockiness(rgb, Int32(w), Int32(h), &ratio, $0, $1) }.result
             }
             guard rc == 0 else { return 1 }
         } catch let error as VipsError {
@@ -138,7 +138,7 @@ public final class QualityAnalyzer: Sendable {
                 x: (box.x - Double(clamped.x)) * sx, y: (box.y - Double(clamped.y)) * sy, width: box.width * sx, height: box.height * sy)
             try face.withRGB8 { rgb, width, height in
                 let (rc, message) = withErrorBuffer { error, size in
-                    expression.withLock { e in cfd_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, error, size) }
+                    expression.withLock { e in ocv_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, error, size) }
                 }
                 guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
                 points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))

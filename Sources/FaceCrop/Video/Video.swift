@@ -1,5 +1,5 @@
-// FFmpeg's libraries through CVideo (the only user of that shim), plus frame registration (through CFaceDetect).
-import CFaceDetect
+// FFmpeg's libraries through CVideo (the only user of that shim), plus frame registration (through COpenCV).
+import COpenCV
 import CVideo
 import FaceCropCore
 
@@ -192,7 +192,7 @@ enum Registration {
         let (rc, message) = withErrorBuffer { error, errorSize in
             previous.grey.withUnsafeBufferPointer { a in
                 current.grey.withUnsafeBufferPointer { b in
-                    cfd_phase_correlate(a.baseAddress, b.baseAddress, Int32(size.width), Int32(size.height), &dx, &dy, &response, error, errorSize)
+                    ocv_phase_correlate(a.baseAddress, b.baseAddress, Int32(size.width), Int32(size.height), &dx, &dy, &response, error, errorSize)
                 }
             }
         }

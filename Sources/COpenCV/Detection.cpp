@@ -2,7 +2,7 @@
 // no CenterFace class, and its cv::FaceDetectorYN only runs the 2022 YuNet model) and Haar cascades. Quality
 // measures are in Quality.cpp, frame registration in Registration.cpp, drawing in Drawing.cpp. try/catch at
 // every entry.
-#include "CFaceDetect.h"
+#include "COpenCV.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
@@ -24,10 +24,10 @@
 #include "guarded.hpp"
 #include "opencv_log.hpp"
 
-extern "C" const unsigned char cfd_yunet_model[];
-extern "C" const size_t cfd_yunet_model_length;
-extern "C" const unsigned char cfd_centerface_model[];
-extern "C" const size_t cfd_centerface_model_length;
+extern "C" const unsigned char ocv_yunet_model[];
+extern "C" const size_t ocv_yunet_model_length;
+extern "C" const unsigned char ocv_centerface_model[];
+extern "C" const size_t ocv_centerface_model_length;
 
 struct CFDDetector {
     enum Kind { centerface, yunet, haar } kind;
@@ -194,7 +194,7 @@ std::vector<CFDFace> haar_detect(cv::CascadeClassifier &cascade, const cv::Mat &
 
 } // namespace
 
-extern "C" CFDDetector *cfd_yunet_create(const char *model_path, char *error, size_t error_size) {
+extern "C" CFDDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size) {
     CFDDetector *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
@@ -203,9 +203,9 @@ extern "C" CFDDetector *cfd_yunet_create(const char *model_path, char *error, si
         if (model_path && *model_path) {
             detector->net = cv::dnn::readNetFromONNX(model_path);
         } else {
-            if (cfd_yunet_model_length == 0) throw std::runtime_error("no YuNet model was built into facecrop");
-            detector->net = cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cfd_yunet_model),
-                                                     cfd_yunet_model_length);
+            if (ocv_yunet_model_length == 0) throw std::runtime_error("no YuNet model was built into facecrop");
+            detector->net = cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(ocv_yunet_model),
+                                                     ocv_yunet_model_length);
         }
         if (detector->net.empty()) throw std::runtime_error("the YuNet model could not be read");
         require_outputs(detector->net, yunet_outputs, "YuNet");
@@ -215,7 +215,7 @@ extern "C" CFDDetector *cfd_yunet_create(const char *model_path, char *error, si
     return result;
 }
 
-extern "C" CFDDetector *cfd_centerface_create(const char *model_path, char *error, size_t error_size) {
+extern "C" CFDDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size) {
     CFDDetector *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
@@ -228,9 +228,9 @@ extern "C" CFDDetector *cfd_centerface_create(const char *model_path, char *erro
             detector->model = detector->model_file.data();
             detector->model_size = detector->model_file.size();
         } else {
-            if (cfd_centerface_model_length == 0) throw std::runtime_error("no CenterFace model was built into facecrop");
-            detector->model = reinterpret_cast<const char *>(cfd_centerface_model);
-            detector->model_size = cfd_centerface_model_length;
+            if (ocv_centerface_model_length == 0) throw std::runtime_error("no CenterFace model was built into facecrop");
+            detector->model = reinterpret_cast<const char *>(ocv_centerface_model);
+            detector->model_size = ocv_centerface_model_length;
         }
         detector->net = cv::dnn::readNetFromONNX(detector->model, detector->model_size);
         if (detector->net.empty()) throw std::runtime_error("the CenterFace model could not be read");
@@ -241,7 +241,7 @@ extern "C" CFDDetector *cfd_centerface_create(const char *model_path, char *erro
     return result;
 }
 
-extern "C" CFDDetector *cfd_haar_create(const char *cascade_path, char *error, size_t error_size) {
+extern "C" CFDDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size) {
     CFDDetector *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
@@ -255,9 +255,9 @@ extern "C" CFDDetector *cfd_haar_create(const char *cascade_path, char *error, s
     return result;
 }
 
-extern "C" void cfd_free(CFDDetector *detector) { delete detector; }
+extern "C" void ocv_free(CFDDetector *detector) { delete detector; }
 
-extern "C" int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
+extern "C" int ocv_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
                           CFDFace *faces, int capacity, int *count, char *error, size_t error_size) {
     *count = 0;
     return guarded(error, error_size, [&] {

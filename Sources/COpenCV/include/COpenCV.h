@@ -1,4 +1,4 @@
-// CFaceDetect exists because OpenCV is C++ and reports bad input by throwing: a C++ exception crossing into
+// COpenCV exists because OpenCV is C++ and reports bad input by throwing: a C++ exception crossing into
 // Swift aborts the process. Every entry point here catches everything and returns a status plus a message
 // copied into the caller's buffer. Detectors are not thread-safe: one caller at a time per detector.
 #ifndef CFACEDETECT_H
@@ -24,16 +24,16 @@ typedef struct {
 typedef struct CFDDetector CFDDetector;
 
 /// CenterFace (WIDER FACE, anchor-free) through cv::dnn. model_path NULL or "" uses the copy built into the library.
-CFDDetector *cfd_centerface_create(const char *model_path, char *error, size_t error_size);
+CFDDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size);
 /// YuNet 2023mar through cv::dnn. model_path NULL or "" uses the copy built into the library.
-CFDDetector *cfd_yunet_create(const char *model_path, char *error, size_t error_size);
+CFDDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size);
 /// OpenCV Haar cascade (e.g. Debian opencv-data's haarcascade_frontalface_default.xml).
-CFDDetector *cfd_haar_create(const char *cascade_path, char *error, size_t error_size);
-void cfd_free(CFDDetector *detector);
+CFDDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size);
+void ocv_free(CFDDetector *detector);
 
 /// Detects faces in packed 8-bit RGB. Writes at most `capacity` faces (best first) and the number found
 /// into *count. Returns 0, or -1 with a message in `error`.
-int cfd_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
+int ocv_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
                CFDFace *faces, int capacity, int *count, char *error, size_t error_size);
 
 /// Measurements of one face for capture quality, on an upright RGB crop around it (square, face centred).
@@ -49,33 +49,33 @@ typedef struct {
 
 typedef struct CFDExpression CFDExpression;
 /// The FER2013 mini-XCEPTION expression model; model_path NULL or "" uses the built-in copy.
-CFDExpression *cfd_expression_create(const char *model_path, char *error, size_t error_size);
-void cfd_expression_free(CFDExpression *model);
+CFDExpression *ocv_expression_create(const char *model_path, char *error, size_t error_size);
+void ocv_expression_free(CFDExpression *model);
 
 /// Measures a face crop (packed 8-bit RGB). expression may be NULL. Not thread-safe per model.
-int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
+int ocv_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
                      char *error, size_t error_size);
 
 /// JPEG blocking on packed 8-bit RGB whose (0, 0) sits on the JPEG 8x8 grid: the mean luminance step across
 /// block boundaries over the mean step inside blocks (about 1 without blocking). Returns 0 or -1.
-int cfd_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char *error, size_t error_size);
+int ocv_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char *error, size_t error_size);
 
 /// Translation between two 8-bit greyscale frames of the same size, by phase correlation (cv::phaseCorrelate)
 /// with a Hann window: *dx, *dy is how far the content moved from `previous` to `current`
 /// (positive: right, down), in pixels; *response is the height of the correlation peak (0...1, low when the
 /// frames have little in common). Returns 0, or -1 with a message in `error`.
-int cfd_phase_correlate(const uint8_t *previous, const uint8_t *current, int width, int height, double *dx, double *dy,
+int ocv_phase_correlate(const uint8_t *previous, const uint8_t *current, int width, int height, double *dx, double *dy,
                         double *response, char *error, size_t error_size);
 /// Drawing in place on packed 8-bit RGB, origin top-left, antialiased; colours as {R, G, B}. Return 0 or -1.
 /// A polyline of one point is drawn as a dot.
-int cfd_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,
+int ocv_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,
                       const uint8_t colour_rgb[3], int thickness);
-int cfd_fill_rect(uint8_t *rgb, int width, int height, int x, int y, int w, int h, const uint8_t colour_rgb[3]);
+int ocv_fill_rect(uint8_t *rgb, int width, int height, int x, int y, int w, int h, const uint8_t colour_rgb[3]);
 /// Text in OpenCV's Hershey simplex font (ASCII only), its top-left corner at (x, y).
-int cfd_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, int y, double scale, int thickness,
+int ocv_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, int y, double scale, int thickness,
                   const uint8_t colour_rgb[3]);
 /// The size that text takes: width, height above the baseline, and the depth below it.
-void cfd_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline);
+void ocv_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline);
 
 #ifdef __cplusplus
 }

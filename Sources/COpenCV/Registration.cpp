@@ -1,6 +1,6 @@
 // Frame registration behind the C header: the shift between two greyscale frames by phase correlation
 // (best-frame's stability). try/catch at every entry.
-#include "CFaceDetect.h"
+#include "COpenCV.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -12,7 +12,7 @@
 using facecrop::guarded;
 using facecrop::set_error;
 
-extern "C" int cfd_phase_correlate(const uint8_t *previous, const uint8_t *current, int width, int height, double *dx,
+extern "C" int ocv_phase_correlate(const uint8_t *previous, const uint8_t *current, int width, int height, double *dx,
                                    double *dy, double *response, char *error, size_t error_size) {
     return guarded(error, error_size, [&] {
         if (!previous || !current || width < 8 || height < 8) throw std::invalid_argument("frames too small to register");

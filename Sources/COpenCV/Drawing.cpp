@@ -1,7 +1,7 @@
 // Drawing on packed 8-bit RGB buffers for annotated pictures and contact sheets: OpenCV's antialiased
 // lines and its built-in Hershey font (no font files, the same pixels on every machine). Colours are
 // given as R, G, B and written in that order. try/catch at every entry.
-#include "CFaceDetect.h"
+#include "COpenCV.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -20,7 +20,7 @@ cv::Point fixed(float x, float y) { return cv::Point(cvRound(x * (1 << shift)), 
 
 } // namespace
 
-extern "C" int cfd_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,
+extern "C" int ocv_draw_polyline(uint8_t *rgb, int width, int height, const float *xy, int count, int closed,
                                  const uint8_t colour_rgb[3], int thickness) {
     return facecrop::guarded(nullptr, 0, [&] {
         if (count <= 0) return;
@@ -35,14 +35,14 @@ extern "C" int cfd_draw_polyline(uint8_t *rgb, int width, int height, const floa
     });
 }
 
-extern "C" int cfd_fill_rect(uint8_t *rgb, int width, int height, int x, int y, int w, int h, const uint8_t colour_rgb[3]) {
+extern "C" int ocv_fill_rect(uint8_t *rgb, int width, int height, int x, int y, int w, int h, const uint8_t colour_rgb[3]) {
     return facecrop::guarded(nullptr, 0, [&] {
         cv::Mat image = wrap(rgb, width, height);
         cv::rectangle(image, cv::Rect(x, y, w, h), colour(colour_rgb), cv::FILLED);
     });
 }
 
-extern "C" void cfd_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline) {
+extern "C" void ocv_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline) {
     try {
         int base = 0;
         cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, thickness, &base);
@@ -54,7 +54,7 @@ extern "C" void cfd_text_size(const char *text, double scale, int thickness, int
     }
 }
 
-extern "C" int cfd_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, int y, double scale,
+extern "C" int ocv_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, int y, double scale,
                              int thickness, const uint8_t colour_rgb[3]) {
     return facecrop::guarded(nullptr, 0, [&] {
         cv::Mat image = wrap(rgb, width, height);

@@ -1,6 +1,6 @@
 // Capture-quality measures on a face crop behind the C header: sharpness (Crete), noise (Immerkaer), exposure,
 // the expression model (FER mini-XCEPTION through cv::dnn) and JPEG blocking. try/catch at every entry.
-#include "CFaceDetect.h"
+#include "COpenCV.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -14,8 +14,8 @@
 #include "guarded.hpp"
 #include "opencv_log.hpp"
 
-extern "C" const unsigned char cfd_fer_model[];
-extern "C" const size_t cfd_fer_model_length;
+extern "C" const unsigned char ocv_fer_model[];
+extern "C" const size_t ocv_fer_model_length;
 
 struct CFDExpression {
     cv::dnn::Net net;
@@ -25,14 +25,14 @@ using facecrop::guarded;
 using facecrop::quiet_opencv;
 using facecrop::set_error;
 
-extern "C" CFDExpression *cfd_expression_create(const char *model_path, char *error, size_t error_size) {
+extern "C" CFDExpression *ocv_expression_create(const char *model_path, char *error, size_t error_size) {
     CFDExpression *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
         auto model = std::make_unique<CFDExpression>();
         model->net = model_path && *model_path
                          ? cv::dnn::readNetFromONNX(model_path)
-                         : cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(cfd_fer_model), cfd_fer_model_length);
+                         : cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(ocv_fer_model), ocv_fer_model_length);
         if (model->net.empty()) throw std::runtime_error("the expression model could not be read");
         result = model.release();
         return 0;
@@ -40,7 +40,7 @@ extern "C" CFDExpression *cfd_expression_create(const char *model_path, char *er
     return result;
 }
 
-extern "C" void cfd_expression_free(CFDExpression *model) { delete model; }
+extern "C" void ocv_expression_free(CFDExpression *model) { delete model; }
 
 namespace {
 
@@ -100,7 +100,7 @@ float immerkaer_noise(const cv::Mat &f255) {
 
 } // namespace
 
-extern "C" int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
+extern "C" int ocv_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
                                 char *error, size_t error_size) {
     return guarded(error, error_size, [&] {
         if (!rgb || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");
@@ -144,7 +144,7 @@ extern "C" int cfd_face_metrics(const uint8_t *rgb, int width, int height, CFDEx
     });
 }
 
-extern "C" int cfd_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char *error, size_t error_size) {
+extern "C" int ocv_blockiness(const uint8_t *rgb, int width, int height, float *ratio, char *error, size_t error_size) {
     return guarded(error, error_size, [&] {
         if (!rgb || width < 16 || height < 16) throw std::invalid_argument("region too small for blockiness");
         cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));

@@ -4,16 +4,16 @@
 
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wc23-extensions"
-const unsigned char cfd_yunet_model[] = {
+const unsigned char ocv_yunet_model[] = {
 #embed "../../Models/face_detection_yunet_2023mar.onnx"
 };
-const unsigned char cfd_centerface_model[] = {
+const unsigned char ocv_centerface_model[] = {
 #embed "../../Models/centerface.onnx"
 };
-const unsigned char cfd_fer_model[] = {
+const unsigned char ocv_fer_model[] = {
 #embed "../../Models/fer_emotion_minixception.onnx"
 };
 #pragma clang diagnostic pop
-const size_t cfd_yunet_model_length = sizeof(cfd_yunet_model);
-const size_t cfd_centerface_model_length = sizeof(cfd_centerface_model);
-const size_t cfd_fer_model_length = sizeof(cfd_fer_model);
+const size_t ocv_yunet_model_length = sizeof(ocv_yunet_model);
+const size_t ocv_centerface_model_length = sizeof(ocv_centerface_model);
+const size_t ocv_fer_model_length = sizeof(ocv_fer_model);
