@@ -29,7 +29,7 @@ extern "C" const size_t ocv_yunet_model_length;
 extern "C" const unsigned char ocv_centerface_model[];
 extern "C" const size_t ocv_centerface_model_length;
 
-struct CFDDetector {
+struct OCVDetector {
     enum Kind { centerface, yunet, haar } kind;
     cv::dnn::Net net;
     cv::CascadeClassifier cascade;
@@ -64,7 +64,7 @@ const std::vector<cv::String> centerface_outputs = {"537", "538", "539", "540"};
 // YuNet's raw outputs: per stride 8/16/32 one anchor per grid cell.
 cv::Size padded_size(int width, int height) { return cv::Size((width + 31) / 32 * 32, (height + 31) / 32 * 32); }
 
-std::vector<CFDFace> yunet_detect(CFDDetector &d, const cv::Mat &bgr, float threshold) {
+std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float threshold) {
     cv::dnn::Net &net = d.net;
     const cv::Size pad = padded_size(bgr.cols, bgr.rows);
     const int padW = pad.width, padH = pad.height;
@@ -74,7 +74,7 @@ std::vector<CFDFace> yunet_detect(CFDDetector &d, const cv::Mat &bgr, float thre
     std::vector<cv::Mat> outputs;
     net.forward(outputs, yunet_outputs);
 
-    std::vector<CFDFace> candidates;
+    std::vector<OCVFace> candidates;
     std::vector<cv::Rect2d> boxes;
     std::vector<float> scores;
     for (int i = 0; i < 3; i++) {
@@ -88,7 +88,7 @@ std::vector<CFDFace> yunet_detect(CFDDetector &d, const cv::Mat &bgr, float thre
                 if (score < threshold) continue;
                 const float cx = (c + bbox[idx * 4 + 0]) * stride, cy = (r + bbox[idx * 4 + 1]) * stride;
                 const float w = std::exp(bbox[idx * 4 + 2]) * stride, h = std::exp(bbox[idx * 4 + 3]) * stride;
-                CFDFace face{};
+                OCVFace face{};
                 face.x = cx - w / 2;
                 face.y = cy - h / 2;
                 face.width = w;
@@ -107,14 +107,14 @@ std::vector<CFDFace> yunet_detect(CFDDetector &d, const cv::Mat &bgr, float thre
     }
     std::vector<int> keep;
     cv::dnn::NMSBoxes(boxes, scores, threshold, 0.3f, keep, 1.f, 5000);
-    std::vector<CFDFace> faces;
+    std::vector<OCVFace> faces;
     for (int k : keep) faces.push_back(candidates[k]);
     return faces;
 }
 
 // CenterFace: one heatmap of face centres at stride 4 with, per cell, the box's log size, the centre's sub-cell
 // offset and 5 landmarks relative to the box. The input is padded (bottom/right, zeros) to multiples of 32.
-std::vector<CFDFace> centerface_detect(CFDDetector &d, const cv::Mat &rgb, float threshold) {
+std::vector<OCVFace> centerface_detect(OCVDetector &d, const cv::Mat &rgb, float threshold) {
     const cv::Size pad = padded_size(rgb.cols, rgb.rows);
     if (d.net_size != pad) {
         if (d.net_size != cv::Size()) d.net = cv::dnn::readNetFromONNX(d.model, d.model_size);
@@ -133,7 +133,7 @@ std::vector<CFDFace> centerface_detect(CFDDetector &d, const cv::Mat &rgb, float
     for (const cv::Mat *m : {&scale, &offset, &marks})
         if (m->size[2] != rows || m->size[3] != cols) throw std::runtime_error("the CenterFace model's outputs differ in size");
     const float *h = heat.ptr<float>(), *s = scale.ptr<float>(), *o = offset.ptr<float>(), *l = marks.ptr<float>();
-    std::vector<CFDFace> candidates;
+    std::vector<OCVFace> candidates;
     std::vector<cv::Rect2d> boxes;
     std::vector<float> scores;
     for (int r = 0; r < rows; r++) {
@@ -143,7 +143,7 @@ std::vector<CFDFace> centerface_detect(CFDDetector &d, const cv::Mat &rgb, float
             if (!(score >= threshold)) continue;
             const float height = std::exp(s[i]) * 4, width = std::exp(s[plane + i]) * 4;
             const float cx = (c + o[plane + i] + 0.5f) * 4, cy = (r + o[i] + 0.5f) * 4;
-            CFDFace face{};
+            OCVFace face{};
             face.x = cx - width / 2;
             face.y = cy - height / 2;
             face.width = width;
@@ -162,12 +162,12 @@ std::vector<CFDFace> centerface_detect(CFDDetector &d, const cv::Mat &rgb, float
     }
     std::vector<int> keep;
     cv::dnn::NMSBoxes(boxes, scores, threshold, 0.3f, keep, 1.f, 5000);
-    std::vector<CFDFace> faces;
+    std::vector<OCVFace> faces;
     for (int k : keep) faces.push_back(candidates[k]);
     return faces;
 }
 
-std::vector<CFDFace> haar_detect(cv::CascadeClassifier &cascade, const cv::Mat &bgr, float threshold) {
+std::vector<OCVFace> haar_detect(cv::CascadeClassifier &cascade, const cv::Mat &bgr, float threshold) {
     cv::Mat grey;
     cv::cvtColor(bgr, grey, cv::COLOR_BGR2GRAY);
     cv::equalizeHist(grey, grey);
@@ -176,12 +176,12 @@ std::vector<CFDFace> haar_detect(cv::CascadeClassifier &cascade, const cv::Mat &
     std::vector<double> weights;
     const int minSide = std::max(20, std::min(bgr.cols, bgr.rows) / 25);
     cascade.detectMultiScale(grey, rects, levels, weights, 1.1, 4, 0, cv::Size(minSide, minSide), cv::Size(), true);
-    std::vector<CFDFace> faces;
+    std::vector<OCVFace> faces;
     for (size_t i = 0; i < rects.size(); i++) {
         // The last stage's weight, squashed into 0...1 so it reads like YuNet's score.
         const float score = 1.f / (1.f + std::exp(-static_cast<float>(weights[i])));
         if (score < threshold) continue;
-        CFDFace face{};
+        OCVFace face{};
         face.x = rects[i].x;
         face.y = rects[i].y;
         face.width = rects[i].width;
@@ -194,12 +194,12 @@ std::vector<CFDFace> haar_detect(cv::CascadeClassifier &cascade, const cv::Mat &
 
 } // namespace
 
-extern "C" CFDDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size) {
-    CFDDetector *result = nullptr;
+extern "C" OCVDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size) {
+    OCVDetector *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
-        auto detector = std::make_unique<CFDDetector>();
-        detector->kind = CFDDetector::yunet;
+        auto detector = std::make_unique<OCVDetector>();
+        detector->kind = OCVDetector::yunet;
         if (model_path && *model_path) {
             detector->net = cv::dnn::readNetFromONNX(model_path);
         } else {
@@ -215,12 +215,12 @@ extern "C" CFDDetector *ocv_yunet_create(const char *model_path, char *error, si
     return result;
 }
 
-extern "C" CFDDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size) {
-    CFDDetector *result = nullptr;
+extern "C" OCVDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size) {
+    OCVDetector *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
-        auto detector = std::make_unique<CFDDetector>();
-        detector->kind = CFDDetector::centerface;
+        auto detector = std::make_unique<OCVDetector>();
+        detector->kind = OCVDetector::centerface;
         if (model_path && *model_path) {
             std::ifstream file(model_path, std::ios::binary);
             if (!file) throw std::runtime_error(std::string("cannot read the model file '") + model_path + "'");
@@ -241,12 +241,12 @@ extern "C" CFDDetector *ocv_centerface_create(const char *model_path, char *erro
     return result;
 }
 
-extern "C" CFDDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size) {
-    CFDDetector *result = nullptr;
+extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size) {
+    OCVDetector *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
-        auto detector = std::make_unique<CFDDetector>();
-        detector->kind = CFDDetector::haar;
+        auto detector = std::make_unique<OCVDetector>();
+        detector->kind = OCVDetector::haar;
         if (!detector->cascade.load(cascade_path))
             throw std::runtime_error(std::string("cannot load the Haar cascade '") + cascade_path + "'");
         result = detector.release();
@@ -255,25 +255,25 @@ extern "C" CFDDetector *ocv_haar_create(const char *cascade_path, char *error, s
     return result;
 }
 
-extern "C" void ocv_free(CFDDetector *detector) { delete detector; }
+extern "C" void ocv_free(OCVDetector *detector) { delete detector; }
 
-extern "C" int ocv_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
-                          CFDFace *faces, int capacity, int *count, char *error, size_t error_size) {
+extern "C" int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
+                          OCVFace *faces, int capacity, int *count, char *error, size_t error_size) {
     *count = 0;
     return guarded(error, error_size, [&] {
         if (!detector || !rgb || width <= 0 || height <= 0) throw std::invalid_argument("invalid detector input");
         cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
-        std::vector<CFDFace> found;
-        if (detector->kind == CFDDetector::centerface) {
+        std::vector<OCVFace> found;
+        if (detector->kind == OCVDetector::centerface) {
             found = centerface_detect(*detector, view, score_threshold);
         } else {
             cv::Mat bgr;
             cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
-            found = detector->kind == CFDDetector::yunet ? yunet_detect(*detector, bgr, score_threshold)
+            found = detector->kind == OCVDetector::yunet ? yunet_detect(*detector, bgr, score_threshold)
                                                          : haar_detect(detector->cascade, bgr, score_threshold);
         }
         // Best first; ties by position, so the order never depends on the sort's stability.
-        std::sort(found.begin(), found.end(), [](const CFDFace &a, const CFDFace &b) {
+        std::sort(found.begin(), found.end(), [](const OCVFace &a, const OCVFace &b) {
             if (a.score != b.score) return a.score > b.score;
             return a.y != b.y ? a.y < b.y : a.x < b.x;
         });

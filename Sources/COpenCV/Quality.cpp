@@ -17,7 +17,7 @@
 extern "C" const unsigned char ocv_fer_model[];
 extern "C" const size_t ocv_fer_model_length;
 
-struct CFDExpression {
+struct OCVExpression {
     cv::dnn::Net net;
 };
 
@@ -25,11 +25,11 @@ using facecrop::guarded;
 using facecrop::quiet_opencv;
 using facecrop::set_error;
 
-extern "C" CFDExpression *ocv_expression_create(const char *model_path, char *error, size_t error_size) {
-    CFDExpression *result = nullptr;
+extern "C" OCVExpression *ocv_expression_create(const char *model_path, char *error, size_t error_size) {
+    OCVExpression *result = nullptr;
     guarded(error, error_size, [&] {
         quiet_opencv();
-        auto model = std::make_unique<CFDExpression>();
+        auto model = std::make_unique<OCVExpression>();
         model->net = model_path && *model_path
                          ? cv::dnn::readNetFromONNX(model_path)
                          : cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(ocv_fer_model), ocv_fer_model_length);
@@ -40,7 +40,7 @@ extern "C" CFDExpression *ocv_expression_create(const char *model_path, char *er
     return result;
 }
 
-extern "C" void ocv_expression_free(CFDExpression *model) { delete model; }
+extern "C" void ocv_expression_free(OCVExpression *model) { delete model; }
 
 namespace {
 
@@ -100,7 +100,7 @@ float immerkaer_noise(const cv::Mat &f255) {
 
 } // namespace
 
-extern "C" int ocv_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
+extern "C" int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVExpression *expression, OCVFaceMetrics *out,
                                 char *error, size_t error_size) {
     return guarded(error, error_size, [&] {
         if (!rgb || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");

@@ -12,3 +12,17 @@ func withErrorBuffer<R>(_ call: (UnsafeMutablePointer<CChar>, Int) -> R) -> (res
     let result = buffer.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }
     return (result, cString(buffer))
 }
+
+/// Runs `body`, which throws facecrop's errors and libvips' (so Swift sees `any Error`), as one typed throw:
+/// a FaceCropError passes through, a VipsError becomes `vips(error)`. The one place that mapping is written.
+func withVipsErrors<T>(_ body: () throws -> T, vips: (VipsError) -> FaceCropError) throws(FaceCropError) -> T {
+    do {
+        return try body()
+    } catch let error as FaceCropError {
+        throw error
+    } catch let error as VipsError {
+        throw vips(error)
+    } catch {
+        throw vips(VipsError(message: "\(error)"))  // nothing else is thrown in these blocks; kept total
+    }
+}

@@ -19,22 +19,22 @@ typedef struct {
     float score;
     float landmarks[10];
     int has_landmarks;
-} CFDFace;
+} OCVFace;
 
-typedef struct CFDDetector CFDDetector;
+typedef struct OCVDetector OCVDetector;
 
 /// CenterFace (WIDER FACE, anchor-free) through cv::dnn. model_path NULL or "" uses the copy built into the library.
-CFDDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size);
+OCVDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size);
 /// YuNet 2023mar through cv::dnn. model_path NULL or "" uses the copy built into the library.
-CFDDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size);
+OCVDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size);
 /// OpenCV Haar cascade (e.g. Debian opencv-data's haarcascade_frontalface_default.xml).
-CFDDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size);
-void ocv_free(CFDDetector *detector);
+OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size);
+void ocv_free(OCVDetector *detector);
 
 /// Detects faces in packed 8-bit RGB. Writes at most `capacity` faces (best first) and the number found
 /// into *count. Returns 0, or -1 with a message in `error`.
-int ocv_detect(CFDDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
-               CFDFace *faces, int capacity, int *count, char *error, size_t error_size);
+int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
+               OCVFace *faces, int capacity, int *count, char *error, size_t error_size);
 
 /// Measurements of one face for capture quality, on an upright RGB crop around it (square, face centred).
 typedef struct {
@@ -45,15 +45,15 @@ typedef struct {
     float clipped;       // share of pixels below 2 % or above 98 % luminance
     float imbalance;     // |mean of left half - mean of right half|, 0...1
     float expression[7]; // angry, disgust, fear, happy, sad, surprise, neutral (all -1 without a model)
-} CFDFaceMetrics;
+} OCVFaceMetrics;
 
-typedef struct CFDExpression CFDExpression;
+typedef struct OCVExpression OCVExpression;
 /// The FER2013 mini-XCEPTION expression model; model_path NULL or "" uses the built-in copy.
-CFDExpression *ocv_expression_create(const char *model_path, char *error, size_t error_size);
-void ocv_expression_free(CFDExpression *model);
+OCVExpression *ocv_expression_create(const char *model_path, char *error, size_t error_size);
+void ocv_expression_free(OCVExpression *model);
 
 /// Measures a face crop (packed 8-bit RGB). expression may be NULL. Not thread-safe per model.
-int ocv_face_metrics(const uint8_t *rgb, int width, int height, CFDExpression *expression, CFDFaceMetrics *out,
+int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVExpression *expression, OCVFaceMetrics *out,
                      char *error, size_t error_size);
 
 /// JPEG blocking on packed 8-bit RGB whose (0, 0) sits on the JPEG 8x8 grid: the mean luminance step across

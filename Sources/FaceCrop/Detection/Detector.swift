@@ -37,7 +37,7 @@ public final class FaceDetector: Sendable {
     }
 
     func detect(rgb: UnsafePointer<UInt8>, width: Int, height: Int, threshold: Double) throws(FaceCropError) -> [DetectedFace] {
-        var faces = [CFDFace](repeating: CFDFace(), count: 2048)
+        var faces = [OCVFace](repeating: OCVFace(), count: 2048)
         var count: Int32 = 0
         let (rc, message) = withErrorBuffer { error, size in
             handle.withLock { h in

@@ -82,18 +82,13 @@ public struct RGBImage: Hashable, Sendable {
     /// Writes atomically; the format follows the extension (.png, .jpg, ...).
     public func write(to path: String, quality: Int? = nil, inputs: InputSet = InputSet()) throws(FaceCropError) {
         let format = try OutputCheck.writable(path, inputs: inputs)
-        do {
-            let image = try vipsImage
-            try AtomicFile.write(to: path) { tmp throws(VipsError) in
-                try image.save(to: tmp, format: format, quality: quality ?? format.defaultQuality, strip: true)
-            }
-        } catch let error as FaceCropError {
-            throw error
-        } catch let error as VipsError {
-            throw .writeFailed(path, detail: error.message)
-        } catch {
-            throw .writeFailed(path, detail: "\(error)")
-        }
+        try withVipsErrors(
+            {
+                let image = try vipsImage
+                try AtomicFile.write(to: path) { tmp throws(VipsError) in
+                    try image.save(to: tmp, format: format, quality: quality ?? format.defaultQuality, strip: true)
+                }
+            }, vips: { .writeFailed(path, detail: $0.message) })
     }
 
     // MARK: Drawing (coordinates in pixels, origin top-left; parts outside the image are clipped)

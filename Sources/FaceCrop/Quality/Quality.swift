@@ -125,32 +125,27 @@ public final class QualityAnalyzer: Sendable {
         let stored = analysis.orientation.storedRect(forDisplay: clamped, storedSize: analysis.storedSize)
         let h = Self.measureHeight
         let w = max(16, Int((Double(h) * Double(clamped.width) / Double(max(1, clamped.height))).rounded()))
-        var metrics = CFDFaceMetrics()
+        var metrics = OCVFaceMetrics()
         var points: [Point]?
-        do {
-            let source = try analysis.reopen()
-            let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
-            let face = try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
-            // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
-            let sx = Double(face.width) / Double(clamped.width)
-            let sy = Double(face.height) / Double(clamped.height)
-            let local = Rect(
-                x: (box.x - Double(clamped.x)) * sx, y: (box.y - Double(clamped.y)) * sy, width: box.width * sx, height: box.height * sy)
-            try face.withRGB8 { rgb, width, height in
-                let (rc, message) = withErrorBuffer { error, size in
-                    expression.withLock { e in ocv_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, error, size) }
+        try withVipsErrors(
+            {
+                let source = try analysis.reopen()
+                let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
+                let face = try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
+                // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
+                let sx = Double(face.width) / Double(clamped.width)
+                let sy = Double(face.height) / Double(clamped.height)
+                let local = Rect(
+                    x: (box.x - Double(clamped.x)) * sx, y: (box.y - Double(clamped.y)) * sy, width: box.width * sx, height: box.height * sy)
+                try face.withRGB8 { rgb, width, height in
+                    let (rc, message) = withErrorBuffer { error, size in
+                        expression.withLock { e in ocv_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, error, size) }
+                    }
+                    guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
+                    points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
+                        .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
                 }
-                guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
-                points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
-                    .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
-            }
-        } catch let error as FaceCropError {
-            throw error
-        } catch let error as VipsError {
-            throw FaceCropper.readError(analysis.input, error)
-        } catch {
-            throw .imageProcessing("\(error)")
-        }
+            }, vips: { FaceCropper.readError(analysis.input, $0) })
         let e = withUnsafeBytes(of: metrics.expression) { Array($0.bindMemory(to: Float.self)).map(Double.init) }
         let measurements = QualityMeasurements(
             blur: Double(metrics.blur), noise: Double(metrics.noise), brightness: Double(metrics.mean), contrast: Double(metrics.contrast),

@@ -341,20 +341,19 @@ public struct BestFrameFinder: Sendable {
     func analyzeFrame(_ frame: RGBImage, path: String) throws(VideoError) -> Analysis {
         let size = ImageSize(width: frame.width, height: frame.height)
         do {
-            let image = try frame.vipsImage
-            let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
-                try cropper.detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, threshold: cropper.threshold)
-            }
-            let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
-            return Analysis(
-                path: path, storedSize: size, orientation: .up, loader: .video, detector: cropper.detector.kind, faces: faces, analysisSize: size,
-                preview: image, decoded: image)
-        } catch let error as VipsError {
-            throw .image(.imageProcessing(error.message))
-        } catch let error as FaceCropError {
-            throw .image(error)
+            return try withVipsErrors(
+                {
+                    let image = try frame.vipsImage
+                    let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
+                        try cropper.detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, threshold: cropper.threshold)
+                    }
+                    let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
+                    return Analysis(
+                        path: path, storedSize: size, orientation: .up, loader: .video, detector: cropper.detector.kind, faces: faces, analysisSize: size,
+                        preview: image, decoded: image)
+                }, vips: { .imageProcessing($0.message) })
         } catch {
-            throw .image(.imageProcessing("\(error)"))
+            throw .image(error)
         }
     }
 
