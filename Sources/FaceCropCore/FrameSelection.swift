@@ -135,3 +135,32 @@ public enum FrameSelection {
         return .chosen(index: best, reason: reason)
     }
 }
+
+/// Best-frame keeps the decoded pictures of only the few best frames analysed so far, for writing the choice
+/// without decoding it again.
+package enum KeptFrames {
+    /// A frame that holds its decoded picture: the sum of its face scores (the frame score's order: that score
+    /// divides the sum by the same number for every frame), whether it is stable, and its time.
+    package struct Held: Hashable, Sendable {
+        package var index: Int
+        package var sum: Double
+        package var stable: Bool
+        package var time: Double
+
+        package init(index: Int, sum: Double, stable: Bool, time: Double) {
+            (self.index, self.sum, self.stable, self.time) = (index, sum, stable, time)
+        }
+    }
+
+    /// The frames that let go of their pictures: all but the `count` best (by sum, then stable ones, then the
+    /// earliest, as the choice breaks ties), those without a face score, and with `stableOnly` unstable ones.
+    package static func released(_ held: [Held], keeping count: Int, stableOnly: Bool) -> Set<Int> {
+        guard held.count > count || stableOnly else { return [] }
+        let ranked = held.sorted { a, b in
+            if a.sum != b.sum { return a.sum > b.sum }
+            if a.stable != b.stable { return a.stable }
+            return a.time < b.time
+        }
+        return Set(ranked.enumerated().filter { $0.offset >= count || (stableOnly && !$0.element.stable) || $0.element.sum == 0 }.map(\.element.index))
+    }
+}

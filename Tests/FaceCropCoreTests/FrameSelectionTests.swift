@@ -151,3 +151,47 @@ struct FrameSelectionTests {
         #expect(scores[2] == nil)
     }
 }
+
+struct KeptFramesTests {
+    typealias Held = KeptFrames.Held
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var held: [Held]
+        var count: Int
+        var stableOnly: Bool
+        var released: Set<Int>
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        Row(name: "as many as kept: nothing released", held: [Held(index: 0, sum: 1, stable: true, time: 0)], count: 3, stableOnly: false, released: []),
+        Row(
+            name: "the lowest sums go",
+            held: [
+                Held(index: 0, sum: 0.5, stable: true, time: 0), Held(index: 1, sum: 0.9, stable: true, time: 1),
+                Held(index: 2, sum: 0.7, stable: true, time: 2), Held(index: 3, sum: 0.8, stable: true, time: 3),
+            ], count: 3, stableOnly: false, released: [0]),
+        Row(
+            name: "equal sums: the stable one stays",
+            held: [Held(index: 0, sum: 0.8, stable: false, time: 0), Held(index: 1, sum: 0.8, stable: true, time: 1)], count: 1,
+            stableOnly: false, released: [0]),
+        Row(
+            name: "equal sums and stability: the earliest stays",
+            held: [Held(index: 4, sum: 0.8, stable: true, time: 2), Held(index: 5, sum: 0.8, stable: true, time: 1)], count: 1,
+            stableOnly: false, released: [4]),
+        Row(
+            name: "stable only: unstable frames keep nothing, even among the best",
+            held: [Held(index: 0, sum: 0.9, stable: false, time: 0), Held(index: 1, sum: 0.5, stable: true, time: 1)], count: 3,
+            stableOnly: true, released: [0]),
+        Row(
+            name: "no face score: released once over the count",
+            held: [
+                Held(index: 0, sum: 0, stable: true, time: 0), Held(index: 1, sum: 0.5, stable: true, time: 1),
+                Held(index: 2, sum: 0.6, stable: true, time: 2),
+            ], count: 2, stableOnly: false, released: [0]),
+        Row(name: "nothing held", held: [], count: 3, stableOnly: true, released: []),
+    ])
+    func theBestFewKeepTheirPictures(_ row: Row) {
+        #expect(KeptFrames.released(row.held, keeping: row.count, stableOnly: row.stableOnly) == row.released)
+    }
+}

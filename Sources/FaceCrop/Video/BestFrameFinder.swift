@@ -289,27 +289,18 @@ public struct BestFrameFinder: Sendable {
     /// Decoded frames kept for the full-resolution copy of the choice: the best few so far.
     static let keptFrames = 3
 
-    /// Lets go of the decoded frames of all but the `count` best frames analysed so far: by the sum of their face
-    /// scores (the frame score's order: it divides that sum by the same number for every frame), then stable
-    /// ones, then the earliest, as the choice breaks ties; with `stableOnly`, unstable frames keep nothing. A
-    /// choice whose frame was let go of (frames within the choice's tolerance of one another, more than
+    /// Lets go of the decoded frames of all but the `count` best frames analysed so far (`KeptFrames.released`).
+    /// A choice whose frame was let go of (frames within the choice's tolerance of one another, more than
     /// `count` of them) is decoded again.
     static func keepBest(_ results: inout [Int: Result<FrameAnalysis, VideoError>], count: Int, stableOnly: Bool) {
-        var holding: [(index: Int, sum: Double, stable: Bool, time: Double)] = []
-        for (index, result) in results {
-            guard case .success(let frame) = result, frame.kept != nil else { continue }
-            holding.append((index, frame.quality.reduce(0) { $0 + $1.score }, frame.stable == true, frame.time ?? 0))
+        let held = results.compactMap { index, result -> KeptFrames.Held? in
+            guard case .success(let frame) = result, frame.kept != nil else { return nil }
+            return KeptFrames.Held(index: index, sum: frame.quality.reduce(0) { $0 + $1.score }, stable: frame.stable == true, time: frame.time ?? 0)
         }
-        guard holding.count > count || stableOnly else { return }
-        holding.sort { a, b in
-            if a.sum != b.sum { return a.sum > b.sum }
-            if a.stable != b.stable { return a.stable }
-            return a.time < b.time
-        }
-        for (rank, h) in holding.enumerated() where rank >= count || (stableOnly && !h.stable) || h.sum == 0 {
-            if case .success(var frame) = results[h.index] {
+        for index in KeptFrames.released(held, keeping: count, stableOnly: stableOnly) {
+            if case .success(var frame) = results[index] {
                 frame.kept = nil
-                results[h.index] = .success(frame)
+                results[index] = .success(frame)
             }
         }
     }
