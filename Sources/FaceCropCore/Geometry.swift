@@ -52,6 +52,18 @@ public struct Rect: Hashable, Sendable, Codable {
         return u > 0 ? i / u : 0
     }
 
+    /// The smallest pixel rectangle holding the part of this one inside an image of `size` (zero-size at the
+    /// origin when none of it is).
+    public func enclosingPixels(in size: ImageSize) -> PixelRect {
+        let inside = intersection(size.bounds)
+        guard inside.area > 0 else { return PixelRect(x: 0, y: 0, width: 0, height: 0) }
+        let x0 = clampedInt(inside.minX, in: 0...size.width, rounding: .down)
+        let y0 = clampedInt(inside.minY, in: 0...size.height, rounding: .down)
+        let x1 = clampedInt(inside.maxX, in: x0...size.width, rounding: .up)
+        let y1 = clampedInt(inside.maxY, in: y0...size.height, rounding: .up)
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
     /// Grown by `amount` on every side (shrunk when negative).
     public func insetBy(_ amount: Double) -> Rect {
         Rect(x: x + amount, y: y + amount, width: width - 2 * amount, height: height - 2 * amount)

@@ -249,10 +249,12 @@ struct Batch: ParsableCommand {
         struct Image: Encodable {
             var input: String
             var faces: Int
+            /// The faces' boxes in the upright input, in pixels: focal points for a site's own cropping or CSS.
+            var faceBoxes: [PixelRect]
             var outputs: [BatchOutput]
             init?(_ record: BatchRecord) {
                 guard record.status != .failed, let outputs = record.outputs else { return nil }
-                (input, faces, self.outputs) = (record.input, record.faces ?? 0, outputs)
+                (input, faces, faceBoxes, self.outputs) = (record.input, record.faces ?? 0, record.faceBoxes ?? [], outputs)
             }
         }
 

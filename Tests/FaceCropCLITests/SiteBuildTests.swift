@@ -50,6 +50,13 @@ struct SiteBuildTests {
             let images = site["images"] as? [JSONObject] ?? []
             #expect(images.map { $0.string("input") } == ["photos/group.jpg", "photos/portrait.png"])
             #expect(images.map { $0.num("faces") } == [4, 1])
+            // Each face's box in the upright input, inside it (group.jpg is 2400x1350).
+            let boxes = (images.first?["faceBoxes"] as? [JSONObject]) ?? []
+            #expect(boxes.count == 4, "\(images.first ?? [:])")
+            for b in boxes {
+                let (x, y, w, h) = (b.num("x") ?? -1, b.num("y") ?? -1, b.num("width") ?? 0, b.num("height") ?? 0)
+                #expect(x >= 0 && y >= 0 && w >= 40 && h >= 40 && x + w <= 2400 && y + h <= 1350, "\(b)")
+            }
             let outputs = images.flatMap { $0["outputs"] as? [JSONObject] ?? [] }
             #expect(Set(outputs.compactMap { $0.string("path") }) == Set(expected.map { "out/\($0)" }))
             for o in outputs {
@@ -81,6 +88,9 @@ struct SiteBuildTests {
             // One manifest per input covers every format: a second run skips both, a run without AVIF redoes them.
             let again = try runBatch(args, in: dir)
             #expect(again.status == 0 && again.stdout.components(separatedBy: ": skipped ->").count == 3, "\(again)")
+            // Skipped inputs keep their faces' boxes (from their manifests).
+            let skipped = try parseJSONObject(String(contentsOf: dir.appendingPathComponent("build/site.json"), encoding: .utf8))
+            #expect(((skipped["images"] as? [JSONObject])?.first?["faceBoxes"] as? [JSONObject])?.count == 4)
             let fewer = try runBatch(["photos", "--output-dir", "out", "--format", "jpg", "--format", "webp", "--no-enlarge"] + Self.widths, in: dir)
             #expect(fewer.stdout.components(separatedBy: ": done ->").count == 3, "\(fewer)")
         }

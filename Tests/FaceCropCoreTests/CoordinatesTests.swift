@@ -85,3 +85,18 @@ func expectClose(_ a: Rect, _ b: Rect, tolerance: Double = 1e-9, sourceLocation:
 func intersectionOverUnion(_ a: Rect, _ b: Rect, _ expected: Double) {
     #expect(abs(a.iou(b) - expected) < 1e-12 && abs(b.iou(a) - expected) < 1e-12)
 }
+
+/// The pixels holding a rectangle, within the image: rounded outward, cut at the edges, zero-size outside.
+@Test(arguments: [
+    // (rect, expected)
+    (Rect(x: 10, y: 5, width: 30, height: 40), PixelRect(x: 10, y: 5, width: 30, height: 40)),
+    (Rect(x: 10.6, y: 5.2, width: 29.1, height: 39.5), PixelRect(x: 10, y: 5, width: 30, height: 40)),
+    (Rect(x: -5, y: -5, width: 20, height: 20), PixelRect(x: 0, y: 0, width: 15, height: 15)),
+    (Rect(x: 90, y: 40, width: 20, height: 20), PixelRect(x: 90, y: 40, width: 10, height: 10)),
+    (Rect(x: 200, y: 0, width: 10, height: 10), PixelRect(x: 0, y: 0, width: 0, height: 0)),
+    (Rect(x: .nan, y: 0, width: 10, height: 10), PixelRect(x: 0, y: 0, width: 0, height: 0)),
+    (Rect(x: 0, y: 0, width: .infinity, height: 1e300), PixelRect(x: 0, y: 0, width: 100, height: 50)),
+])
+func enclosingPixels(_ rect: Rect, _ expected: PixelRect) {
+    #expect(rect.enclosingPixels(in: ImageSize(width: 100, height: 50)) == expected)
+}

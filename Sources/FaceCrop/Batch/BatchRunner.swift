@@ -47,7 +47,7 @@ public struct BatchRunner: Sendable {
                 if !sameBytes { sameBytes = try Self.sha256(input.path, into: &sha) == old.sha256 }
                 let outputs = old.outputs.map { o in o.moved(to: "\(folder)/\(o.path)") }
                 if sameBytes, outputs.allSatisfy({ Self.isComplete($0.path, bytes: $0.bytes, format: $0.format) }) {
-                    return BatchRecord(input: input.path, status: .skipped, faces: old.faces, outputs: outputs)
+                    return BatchRecord(input: input.path, status: .skipped, faces: old.faces, faceBoxes: old.faceBoxes, outputs: outputs)
                 }
             }
             let analysis = try cropper.screen(cropper.analyze(input.path), minimum: settings.crop.minQuality)
@@ -86,14 +86,15 @@ public struct BatchRunner: Sendable {
                 }
             }
             let outputs = found.compactMap { $0 }
+            let faceBoxes = analysis.faceRects.map { $0.enclosingPixels(in: analysis.size) }
             if !settings.dryRun {
                 let manifest = Manifest(
                     version: FaceCropper.version, input: input.key, sha256: try Self.sha256(input.path, into: &sha),
                     size: fileSize, modified: modified, options: settings.optionsKey,
-                    faces: analysis.faces.count, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
+                    faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
                 try Self.writeManifest(manifest, to: manifestPath, inputs: settings.inputs)
             }
-            return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, outputs: outputs)
+            return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs)
         } catch {
             // A failed input leaves nothing: remove what it wrote before failing.
             for path in written { unlink(path) }

@@ -43,12 +43,18 @@ public struct BatchRecord: Codable, Sendable {
     public var input: String
     public var status: Status
     public var faces: Int?
+    /// The faces' boxes in the upright input, in pixels (done and skipped inputs).
+    public var faceBoxes: [PixelRect]?
     public var outputs: [BatchOutput]?
     public var error: String?
     public var exitCode: Int32?
 
-    public init(input: String, status: Status, faces: Int? = nil, outputs: [BatchOutput]? = nil, error: String? = nil, exitCode: Int32? = nil) {
-        (self.input, self.status, self.faces, self.outputs, self.error, self.exitCode) = (input, status, faces, outputs, error, exitCode)
+    public init(
+        input: String, status: Status, faces: Int? = nil, faceBoxes: [PixelRect]? = nil, outputs: [BatchOutput]? = nil, error: String? = nil,
+        exitCode: Int32? = nil
+    ) {
+        (self.input, self.status, self.faces, self.faceBoxes, self.outputs) = (input, status, faces, faceBoxes, outputs)
+        (self.error, self.exitCode) = (error, exitCode)
     }
 }
 
@@ -65,6 +71,7 @@ struct Manifest: Codable {
     var modified: Int64
     var options: String
     var faces: Int
+    var faceBoxes: [PixelRect]?
     /// Paths relative to the manifest's output folder.
     var outputs: [BatchOutput]
 }
