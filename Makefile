@@ -20,23 +20,27 @@ STRIP_FLAG ?= -s
 DOC_SOURCES := LICENSE THIRD_PARTY_NOTICES.md CHANGELOG.md $(wildcard Models/LICENSE-*.txt)
 DOC_FILES := $(notdir $(DOC_SOURCES))
 
-.PHONY: setup build dist demo test test-fast check-docs check-install check-deb install install-files uninstall deb
+.PHONY: setup setup-build build dist demo test test-fast check-docs check-install check-deb install install-files uninstall deb
 .PHONY: serve install-serve uninstall-serve
 .PHONY: bench accuracy format check-format docs clean
 
 setup:
 	scripts/setup.sh
 
+# What building needs, without the test and benchmark tools (make build, install, deb).
+setup-build:
+	scripts/setup.sh --build
+
 # The Swift runtime is linked statically: the binary runs without the toolchain (it needs only Debian's
 # libraries, see docs/install.md). Every release target shares this one build.
-build: setup
+build: setup-build
 	$(SWIFT) build -c release --product facecrop --static-swift-stdlib
 
 # Man page and shell completions for install and deb.
 dist: build
 	scripts/make-dist.sh $(BIN) $(DIST)
 
-demo: build
+demo: setup build
 	scripts/demo.sh $(BIN)
 
 test: setup check-docs check-format
@@ -61,7 +65,7 @@ install: dist
 # facecrop-serve, the HTTP service (docs/commands/serve.md): its own release build (SwiftNIO and Hummingbird
 # take a few minutes to build), the Swift runtime linked in as for facecrop. Not part of the Debian package.
 SERVE_BIN := .build/release/facecrop-serve
-serve: setup
+serve: setup-build
 	$(SWIFT) build -c release --product facecrop-serve --static-swift-stdlib
 
 install-serve: serve
