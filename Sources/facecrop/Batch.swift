@@ -148,12 +148,7 @@ struct Batch: ParsableCommand {
         exclusions.files = BatchRunner.recordedOutputs(under: outputDir)
         let collected = try inputs.collect(excluding: exclusions)
         let all = collected.inputs
-        if all.isEmpty && collected.problems.isEmpty {
-            printError(
-                "Error: No images found in \(inputs.described); facecrop reads \(BatchInputs.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")) files\(inputs.recursive ? "" : " (add --recursive for subfolders)")."
-            )
-            throw ExitCode(66)
-        }
+        try inputs.requireImages(collected)
         settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {

@@ -145,6 +145,12 @@ struct Crop: ParsableCommand {
     func runThroughPipes(_ cropper: FaceCropper, options: CropOptions) throws -> CropReport {
         let format = try outputFormat
         let (input, output, dryRun) = (self.input, self.output, self.dryRun)
+        // A file output is checked before standard input is read, as a file input's is before it is decoded.
+        if let output, output != "-", !dryRun {
+            try reportingErrors { () throws(FaceCropError) in
+                _ = try OutputCheck.writable(output, inputs: cropper.readFiles(input == "-" ? [] : [input]))
+            }
+        }
         let bytes = input == "-" ? try reportingErrors { () throws(FaceCropError) in try StandardStreams.read(limit: cropper.maxFileSize) } : []
         return try reportingErrors { () throws(FaceCropError) in
             try options.check()

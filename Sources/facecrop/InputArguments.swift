@@ -28,6 +28,15 @@ struct InputArguments: ParsableArguments {
         return names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 
+    /// Exits 66 with a line saying where it looked when `collected` found no image and no problem.
+    func requireImages(_ collected: BatchInputs.Collected) throws {
+        guard collected.inputs.isEmpty && collected.problems.isEmpty else { return }
+        printError(
+            "Error: No images found in \(described); facecrop reads \(BatchInputs.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")) files\(recursive ? "" : " (add --recursive for subfolders)")."
+        )
+        throw ExitCode(66)
+    }
+
     /// The --inputs list is bounded: at most this many bytes, and lines (paths) of at most PATH_MAX bytes.
     static let maxListBytes = 64 << 20
     static let maxLineBytes = Int(PATH_MAX)

@@ -7,7 +7,7 @@ struct Rank: ParsableCommand {
         abstract: "Rank images by the capture quality of their faces, best first.",
         discussion: """
             The score of an image is the mean capture quality over its faces. Images without a face are listed \
-            apart. Exit status: 0, 3 when some images could not be read, 64 bad arguments.
+            apart. Exit status: 0, 3 when some images could not be read, 64 bad arguments, 66 no image found.
             """
     )
 
@@ -39,6 +39,7 @@ struct Rank: ParsableCommand {
     func run() throws {
         Interruption.install()
         let collected = try inputs.collect()
+        try inputs.requireImages(collected)
         let paths = collected.inputs.map(\.path)
         let protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
         // The sheet and the copies are checked against every input before any work.

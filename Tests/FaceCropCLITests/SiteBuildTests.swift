@@ -175,6 +175,7 @@ struct SiteBuildTests {
 
     @Test(arguments: [
         (["batch", "empty", "--output-dir", "out"], 66, "Error: No images found in 'empty';"),
+        (["rank", "empty"], 66, "Error: No images found in 'empty';"),
         (
             ["batch", "photos", "--output-dir", "out", "--format", "gif"], 64,
             "Error: Expected jpg, png, webp, tif, heic or avif for --format but received 'gif'."
@@ -217,6 +218,8 @@ struct SiteBuildTests {
                 ),
                 ("\"$FACECROP\" photos/group.jpg -o x.jpg --format webp", 64, "Error: --format is for '-o -'; a file's format follows its extension."),
                 ("\"$FACECROP\" - -o - --format jpg < /dev/null", 65, "Error: Input '-' is empty (0 bytes)."),
+                // The output is checked before standard input is read: /dev/zero would otherwise be read to the limit.
+                ("\"$FACECROP\" - -o nodir/x.jpg < /dev/zero", 73, "Error: Output folder 'nodir' does not exist."),
                 ("head -c 4096 photos/group.jpg | \"$FACECROP\" - -o - --format jpg --max-file-size 1000", 65, "Error: Input '-' is"),
             ] {
                 let r = try runShell(command, in: dir)
