@@ -11,11 +11,11 @@ let package = Package(
     name: "facecrop-fuzz",
     dependencies: [.package(path: "..")],
     targets: [
-        // No main: libFuzzer's (from -sanitize=fuzzer) calls LLVMFuzzerTestOneInput.
+        // No main: libFuzzer's (from -sanitize=fuzzer) calls LLVMFuzzerTestOneInput. The target's one file is not
+        // main.swift, so SwiftPM compiles it as a library file (no top-level code, no main of its own).
         .executableTarget(
             name: "FuzzPipeline",
-            dependencies: [.product(name: "FaceCrop", package: root)],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+            dependencies: [.product(name: "FaceCrop", package: root)]
         )
     ]
 )
