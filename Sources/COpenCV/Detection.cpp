@@ -192,67 +192,60 @@ std::vector<OCVFace> haar_detect(cv::CascadeClassifier &cascade, const cv::Mat &
     return faces;
 }
 
+// A new detector of `kind`, set up by `setup` (which throws on failure), or nullptr with the message in `error`.
+template <typename Setup> OCVDetector *create(OCVDetector::Kind kind, char *error, size_t error_size, Setup setup) {
+    OCVDetector *result = nullptr;
+    guarded(error, error_size, [&] {
+        quiet_opencv();
+        auto detector = std::make_unique<OCVDetector>();
+        detector->kind = kind;
+        setup(*detector);
+        result = detector.release();
+        return 0;
+    });
+    return result;
+}
+
 } // namespace
 
 extern "C" OCVDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size) {
-    OCVDetector *result = nullptr;
-    guarded(error, error_size, [&] {
-        quiet_opencv();
-        auto detector = std::make_unique<OCVDetector>();
-        detector->kind = OCVDetector::yunet;
+    return create(OCVDetector::yunet, error, error_size, [&](OCVDetector &detector) {
         if (model_path && *model_path) {
-            detector->net = cv::dnn::readNetFromONNX(model_path);
+            detector.net = cv::dnn::readNetFromONNX(model_path);
         } else {
             if (ocv_yunet_model_length == 0) throw std::runtime_error("no YuNet model was built into facecrop");
-            detector->net = cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(ocv_yunet_model),
-                                                     ocv_yunet_model_length);
+            detector.net =
+                cv::dnn::readNetFromONNX(reinterpret_cast<const char *>(ocv_yunet_model), ocv_yunet_model_length);
         }
-        if (detector->net.empty()) throw std::runtime_error("the YuNet model could not be read");
-        require_outputs(detector->net, yunet_outputs, "YuNet");
-        result = detector.release();
-        return 0;
+        if (detector.net.empty()) throw std::runtime_error("the YuNet model could not be read");
+        require_outputs(detector.net, yunet_outputs, "YuNet");
     });
-    return result;
 }
 
 extern "C" OCVDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size) {
-    OCVDetector *result = nullptr;
-    guarded(error, error_size, [&] {
-        quiet_opencv();
-        auto detector = std::make_unique<OCVDetector>();
-        detector->kind = OCVDetector::centerface;
+    return create(OCVDetector::centerface, error, error_size, [&](OCVDetector &detector) {
         if (model_path && *model_path) {
             std::ifstream file(model_path, std::ios::binary);
             if (!file) throw std::runtime_error(std::string("cannot read the model file '") + model_path + "'");
-            detector->model_file.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-            detector->model = detector->model_file.data();
-            detector->model_size = detector->model_file.size();
+            detector.model_file.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+            detector.model = detector.model_file.data();
+            detector.model_size = detector.model_file.size();
         } else {
             if (ocv_centerface_model_length == 0) throw std::runtime_error("no CenterFace model was built into facecrop");
-            detector->model = reinterpret_cast<const char *>(ocv_centerface_model);
-            detector->model_size = ocv_centerface_model_length;
+            detector.model = reinterpret_cast<const char *>(ocv_centerface_model);
+            detector.model_size = ocv_centerface_model_length;
         }
-        detector->net = cv::dnn::readNetFromONNX(detector->model, detector->model_size);
-        if (detector->net.empty()) throw std::runtime_error("the CenterFace model could not be read");
-        require_outputs(detector->net, centerface_outputs, "CenterFace");
-        result = detector.release();
-        return 0;
+        detector.net = cv::dnn::readNetFromONNX(detector.model, detector.model_size);
+        if (detector.net.empty()) throw std::runtime_error("the CenterFace model could not be read");
+        require_outputs(detector.net, centerface_outputs, "CenterFace");
     });
-    return result;
 }
 
 extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size) {
-    OCVDetector *result = nullptr;
-    guarded(error, error_size, [&] {
-        quiet_opencv();
-        auto detector = std::make_unique<OCVDetector>();
-        detector->kind = OCVDetector::haar;
-        if (!detector->cascade.load(cascade_path))
+    return create(OCVDetector::haar, error, error_size, [&](OCVDetector &detector) {
+        if (!detector.cascade.load(cascade_path))
             throw std::runtime_error(std::string("cannot load the Haar cascade '") + cascade_path + "'");
-        result = detector.release();
-        return 0;
     });
-    return result;
 }
 
 extern "C" void ocv_free(OCVDetector *detector) { delete detector; }
