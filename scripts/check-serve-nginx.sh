@@ -48,6 +48,11 @@ http {
     uwsgi_temp_path $tmp/temp/uwsgi;
     scgi_temp_path $tmp/temp/scgi;
     proxy_cache_path $tmp/cache levels=1:2 keys_zone=facecrop:10m max_size=1g inactive=30d use_temp_path=off;
+    map \$http_accept \$facecrop_accept {
+        default       image/jpeg;
+        "~image/avif" image/avif;
+        "~image/webp" image/webp;
+    }
     upstream facecrop { server 127.0.0.1:$server_port; keepalive 8; }
     server {
         listen 127.0.0.1:$nginx_port;
@@ -56,7 +61,9 @@ http {
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_cache facecrop;
-            proxy_cache_key "\$request_uri\$http_accept";
+            proxy_set_header Accept \$facecrop_accept;
+            proxy_cache_key "\$request_uri \$facecrop_accept";
+            proxy_ignore_headers Vary;
             proxy_cache_valid 200 304 30d;
             proxy_cache_lock on;
             proxy_cache_use_stale error timeout updating http_503;
@@ -94,4 +101,8 @@ get 3 '*/*'
 [ "$(header 3 Content-Type)" = image/jpeg ] || fail "another Accept: Content-Type '$(header 3 Content-Type)'"
 get 4 '*/*'
 [ "$(header 4 X-Cache-Status)" = HIT ] || fail "another Accept, again: X-Cache-Status '$(header 4 X-Cache-Status)', expected HIT"
-echo "check-serve-nginx: MISS then HIT through nginx's proxy_cache (WebP and JPEG cached apart)"
+# Another browser's Accept that asks for the same format: the same cache entry (Accept normalised by the map).
+get 5 'text/html,image/webp;q=0.9,image/apng,*/*;q=0.8'
+[ "$(header 5 X-Cache-Status)" = HIT ] || fail "another WebP Accept: X-Cache-Status '$(header 5 X-Cache-Status)', expected HIT"
+[ "$(header 5 Content-Type)" = image/webp ] || fail "another WebP Accept: Content-Type '$(header 5 Content-Type)'"
+echo "check-serve-nginx: MISS then HIT through nginx's proxy_cache (WebP and JPEG cached apart, Accept normalised)"
