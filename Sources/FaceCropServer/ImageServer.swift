@@ -50,10 +50,9 @@ public final class ImageServer: Sendable {
     /// The Hummingbird application on `configuration.host` and `port`; `onRunning` hears the port it listens on.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> Application<CallbackResponder<BasicRequestContext>> {
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in await respond(to: request) }
-        let idle = configuration.idleTimeout.components
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            server: .http1(configuration: .init(idleTimeout: configuration.idleTimeout.timeAmount)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

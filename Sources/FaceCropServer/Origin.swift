@@ -14,7 +14,7 @@ public struct OriginFetcher: Sendable {
 
     /// The client that fetches sources: redirects are followed here (each target checked), not by the client.
     public static func makeClient(timeout: Duration) -> HTTPClient {
-        let t = TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + Int64(timeout.components.attoseconds / 1_000_000_000))
+        let t = timeout.timeAmount
         return HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: t, read: t), decompression: .disabled))
@@ -34,8 +34,7 @@ public struct OriginFetcher: Sendable {
     /// The body and identity of `url`: 403 for a host (or redirect target) off the allow-list, 404 when the origin
     /// says 404 or 410, 413 over `maxBytes`, 504 past the time limit, 502 for any other failure.
     public func fetch(_ url: String, name: String, maxBytes: Int) async throws(ServerError) -> (bytes: [UInt8], identity: SourceIdentity) {
-        let deadline =
-            NIODeadline.now() + .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + Int64(timeout.components.attoseconds / 1_000_000_000))
+        let deadline = NIODeadline.now() + timeout.timeAmount
         let end = ContinuousClock.now + timeout
         var current = url
         var redirects = 0
@@ -114,4 +113,16 @@ public struct OriginFetcher: Sendable {
         let folder = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
         return String(base[..<authorityEnd]) + folder + location
     }
+}
+
+extension Duration {
+    /// As NIO's TimeAmount: 0 for a negative duration, at most a year (a deadline that far off cannot overflow).
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return .zero }
+        if seconds >= Self.year { return .seconds(Self.year) }
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    private static let year: Int64 = 365 * 86_400
 }
