@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of capture quality (measures, expression, 68 landmarks) and of `facecrop rank`:
 #   1. milliseconds of quality per face: `facecrop detect --quality --json` on each image, timings.quality
-#      summed over all images divided by the faces found (target: under 15 ms per face);
+#      summed over all images divided by the faces found;
 #   2. `facecrop rank` throughput on the folder (median of N runs), next to `facecrop batch --dry-run`
 #      (decode + detection + planning, no quality) on the same folder in the same run, as a ratio.
 # Images: the repository's golden inputs and samples (public domain, 27 images), or --images DIR.
@@ -45,7 +45,7 @@ for name in sorted(os.listdir(folder)):
     report = json.loads(r.stdout)
     ms += report["timings"]["quality"]
     faces += len(report["faces"])
-print(f"quality: {faces} faces, {ms / max(faces, 1):.1f} ms per face (measures + expression + landmarks; target < 15 ms)")
+print(f"quality: {faces} faces, {ms / max(faces, 1):.1f} ms per face (measures + expression + landmarks)")
 PY
 
 # 2. rank throughput next to detection alone, interleaved.

@@ -160,5 +160,5 @@ printf '%-14s %10.3f %14.1f   %s\n' vipsthumbnail "$vt_t" "$(awk -v k="$vt_m" 'B
   "$(awk '{printf "%s/%s ", $1, $2}' "$cache/vipsthumbnail.times")"
 awk -v ft="$fc_t" -v vt="$vt_t" -v fm="$fc_m" -v vm="$vt_m" -v fmax="$fc_max" 'BEGIN{
   printf "memory ratio facecrop/vipsthumbnail: %.2f; facecrop worst-run peak: %.0f MB\n", fm/vm, fmax/1024
-  printf "facecrop/vipsthumbnail time ratio: %.2f (target \342\211\244 1.3); facecrop peak memory: %.0f MB (target < 150 MB)\n", ft/vt, fm/1024
+  printf "facecrop/vipsthumbnail time ratio: %.2f; facecrop peak memory: %.0f MB\n", ft/vt, fm/1024
 }'
