@@ -403,7 +403,7 @@ struct PipelineTests {
         var cropper = cropper
         cropper.singlePassBytes = 0  // read twice: the path that shrinks on load
         let analysis = try cropper.analyze(input)
-        guard case .encoded(_, isJPEG: true) = analysis.pixels else {
+        guard case .encoded = analysis.pixels, analysis.loader.isJPEG else {
             Issue.record("the crop would not be read again from the JPEG: \(analysis.pixels)")
             return
         }

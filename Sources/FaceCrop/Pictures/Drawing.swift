@@ -58,7 +58,7 @@ public struct RGBImage: Hashable, Sendable {
         } catch {
             switch analysis.pixels {
             case .decoded: throw .imageProcessing(error.message)
-            case .encoded(let input, _): throw FaceCropper.readError(input, error)
+            case .encoded(let input): throw FaceCropper.readError(input, error)
             }
         }
     }

@@ -67,15 +67,15 @@ enum PixelSource: Sendable {
     /// a video frame.
     case decoded(VipsImage)
     /// Read again, sequentially, from the file or bytes it came from (decoding it whole would take more than
-    /// `FaceCropper.singlePassBytes`); a JPEG (`isJPEG`) can be shrunk on load.
-    case encoded(ImageInput, isJPEG: Bool)
+    /// `FaceCropper.singlePassBytes`); a JPEG (`Analysis.loader.isJPEG`) can be shrunk on load.
+    case encoded(ImageInput)
 
     /// The whole image in stored orientation: the decoded pixels, or the input read again, shrunk on load by
     /// `shrink` (1, 2, 4 or 8; JPEG only).
     func image(shrink: Int = 1) throws(VipsError) -> VipsImage {
         switch self {
         case .decoded(let image): return image
-        case .encoded(let input, _): return try input.open(sequential: true, shrink: shrink)
+        case .encoded(let input): return try input.open(sequential: true, shrink: shrink)
         }
     }
 
@@ -84,7 +84,7 @@ enum PixelSource: Sendable {
         let box = min(box, max(size.width, size.height))
         switch self {
         case .decoded(let image): return try image.preview(box: box)
-        case .encoded(let input, _): return try input.thumbnail(box: box)
+        case .encoded(let input): return try input.thumbnail(box: box)
         }
     }
 }

@@ -87,7 +87,7 @@ extension FaceCropper {
         }
         let kept = FaceFilter.dropWeak(FaceFilter.plausible(try detected.get(), in: analysisSize), kind: detector.kind)
         let faces = Self.observations(kept, analysisSize: analysisSize)
-        let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input, isJPEG: header.loader.isJPEG)
+        let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
             analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, isCMYK: header.isCMYK,

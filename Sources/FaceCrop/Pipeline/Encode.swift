@@ -18,7 +18,7 @@ extension FaceCropper {
         } catch {
             switch analysis.pixels {
             case .decoded: throw .imageProcessing(error.message)
-            case .encoded(let input, _): throw Self.readError(input, error)
+            case .encoded(let input): throw Self.readError(input, error)
             }
         }
         let info = OutputInfo(

@@ -35,7 +35,7 @@ extension FaceCropper {
         image: VipsImage, shrink: Int
     ) {
         var shrink = 1
-        if case .encoded(_, isJPEG: true) = analysis.pixels, options.size != nil {
+        if case .encoded = analysis.pixels, analysis.loader.isJPEG, options.size != nil {
             shrink = ShrinkOnLoad.factor(
                 from: ImageSize(width: crop.width, height: crop.height), to: outSize, headroom: ShrinkOnLoad.outputHeadroom)
         }

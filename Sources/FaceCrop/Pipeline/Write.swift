@@ -70,7 +70,7 @@ extension FaceCropper {
             // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
             // otherwise the second read of the file may be what failed, which a read of it alone tells. An
             // input that reads well is never blamed for a failed write.
-            if case .encoded(let input, _) = analysis.pixels, let reread = Self.rereadFailure(input) { throw Self.readError(input, reread) }
+            if case .encoded(let input) = analysis.pixels, let reread = Self.rereadFailure(input) { throw Self.readError(input, reread) }
             throw .writeFailed(current, detail: error.message)
         } catch let error as FaceCropError {
             throw error
