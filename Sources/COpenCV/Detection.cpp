@@ -64,6 +64,21 @@ const std::vector<cv::String> centerface_outputs = {"537", "538", "539", "540"};
 // YuNet's raw outputs: per stride 8/16/32 one anchor per grid cell.
 cv::Size padded_size(int width, int height) { return cv::Size((width + 31) / 32 * 32, (height + 31) / 32 * 32); }
 
+// Non-maximum suppression (IoU 0.3) of the candidate faces above `threshold`: the ones kept, best first.
+std::vector<OCVFace> suppress_overlaps(const std::vector<OCVFace> &candidates, float threshold) {
+    std::vector<cv::Rect2d> boxes;
+    std::vector<float> scores;
+    for (const OCVFace &face : candidates) {
+        boxes.emplace_back(face.x, face.y, face.width, face.height);
+        scores.push_back(face.score);
+    }
+    std::vector<int> keep;
+    cv::dnn::NMSBoxes(boxes, scores, threshold, 0.3f, keep, 1.f, 5000);
+    std::vector<OCVFace> faces;
+    for (int k : keep) faces.push_back(candidates[k]);
+    return faces;
+}
+
 std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float threshold) {
     cv::dnn::Net &net = d.net;
     const cv::Size pad = padded_size(bgr.cols, bgr.rows);
@@ -75,8 +90,6 @@ std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float thre
     net.forward(outputs, yunet_outputs);
 
     std::vector<OCVFace> candidates;
-    std::vector<cv::Rect2d> boxes;
-    std::vector<float> scores;
     for (int i = 0; i < 3; i++) {
         const int stride = 8 << i, cols = padW / stride, rows = padH / stride;
         const float *cls = outputs[i].ptr<float>(), *obj = outputs[i + 3].ptr<float>();
@@ -100,16 +113,10 @@ std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float thre
                     face.landmarks[2 * n + 1] = (kps[idx * 10 + 2 * n + 1] + r) * stride;
                 }
                 candidates.push_back(face);
-                boxes.emplace_back(face.x, face.y, w, h);
-                scores.push_back(score);
             }
         }
     }
-    std::vector<int> keep;
-    cv::dnn::NMSBoxes(boxes, scores, threshold, 0.3f, keep, 1.f, 5000);
-    std::vector<OCVFace> faces;
-    for (int k : keep) faces.push_back(candidates[k]);
-    return faces;
+    return suppress_overlaps(candidates, threshold);
 }
 
 // CenterFace: one heatmap of face centres at stride 4 with, per cell, the box's log size, the centre's sub-cell
@@ -134,8 +141,6 @@ std::vector<OCVFace> centerface_detect(OCVDetector &d, const cv::Mat &rgb, float
         if (m->size[2] != rows || m->size[3] != cols) throw std::runtime_error("the CenterFace model's outputs differ in size");
     const float *h = heat.ptr<float>(), *s = scale.ptr<float>(), *o = offset.ptr<float>(), *l = marks.ptr<float>();
     std::vector<OCVFace> candidates;
-    std::vector<cv::Rect2d> boxes;
-    std::vector<float> scores;
     for (int r = 0; r < rows; r++) {
         for (int c = 0; c < cols; c++) {
             const int i = r * cols + c;
@@ -156,15 +161,9 @@ std::vector<OCVFace> centerface_detect(OCVDetector &d, const cv::Mat &rgb, float
                 face.landmarks[2 * n + 1] = face.y + l[2 * n * plane + i] * height;
             }
             candidates.push_back(face);
-            boxes.emplace_back(face.x, face.y, width, height);
-            scores.push_back(score);
         }
     }
-    std::vector<int> keep;
-    cv::dnn::NMSBoxes(boxes, scores, threshold, 0.3f, keep, 1.f, 5000);
-    std::vector<OCVFace> faces;
-    for (int k : keep) faces.push_back(candidates[k]);
-    return faces;
+    return suppress_overlaps(candidates, threshold);
 }
 
 std::vector<OCVFace> haar_detect(cv::CascadeClassifier &cascade, const cv::Mat &bgr, float threshold) {
