@@ -49,34 +49,32 @@ extension FaceCropper {
                     path: output, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options)))
         }
         var current = outputs.first ?? ""
-        do {
-            var image: VipsImage
-            if let larger = rendered?.source(for: crop, outSize) {
-                image = try larger.resized(width: outSize.width, height: outSize.height).inMemory()
-            } else {
-                image = try Self.output(analysis, crop: crop, size: outSize, options: options)
-                if infos.count > 1 || rendered != nil { image = try image.inMemory() }
-            }
-            rendered?.keep(image, for: crop)
-            for info in infos {
-                current = info.path
-                let encoded = info.format.supportsAlpha ? image : try image.flattenedOnWhite()
-                try AtomicFile.write(to: info.path) { tmp throws(VipsError) in
-                    try encoded.save(to: tmp, format: info.format, quality: options.quality(for: info.format), strip: options.strip)
+        try withVipsErrors(
+            {
+                var image: VipsImage
+                if let larger = rendered?.source(for: crop, outSize) {
+                    image = try larger.resized(width: outSize.width, height: outSize.height).inMemory()
+                } else {
+                    image = try Self.output(analysis, crop: crop, size: outSize, options: options)
+                    if infos.count > 1 || rendered != nil { image = try image.inMemory() }
                 }
-                written(info.path)
-            }
-        } catch let error as VipsError {
-            // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
-            // otherwise the second read of the file may be what failed, which a read of it alone tells. An
-            // input that reads well is never blamed for a failed write.
-            if case .encoded(let input) = analysis.pixels, let reread = Self.rereadFailure(input) { throw Self.readError(input, reread) }
-            throw .writeFailed(current, detail: error.message)
-        } catch let error as FaceCropError {
-            throw error
-        } catch {
-            throw .writeFailed(current, detail: "\(error)")
-        }
+                rendered?.keep(image, for: crop)
+                for info in infos {
+                    current = info.path
+                    let encoded = info.format.supportsAlpha ? image : try image.flattenedOnWhite()
+                    try AtomicFile.write(to: info.path) { tmp throws(VipsError) in
+                        try encoded.save(to: tmp, format: info.format, quality: options.quality(for: info.format), strip: options.strip)
+                    }
+                    written(info.path)
+                }
+            },
+            vips: { error in
+                // Saving evaluates the whole pipeline: with the pixels already in memory only the write can fail;
+                // otherwise the second read of the file may be what failed, which a read of it alone tells. An
+                // input that reads well is never blamed for a failed write.
+                if case .encoded(let input) = analysis.pixels, let reread = Self.rereadFailure(input) { return Self.readError(input, reread) }
+                return .writeFailed(current, detail: error.message)
+            })
         return infos
     }
 }
