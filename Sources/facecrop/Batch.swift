@@ -127,8 +127,7 @@ struct Batch: ParsableCommand {
     /// --format jpg would write WebP under a JPEG's entry, and a name without one could not be read back.
     static func checkName(_ template: String, format: ImageFormat) throws {
         let sample = BatchNaming.outputName(template: template, stem: "photo", fileExtension: format.fileExtension, aspect: .original, asked: nil, size: nil)
-        let ext = sample.lastIndex(of: ".").map { String(sample[sample.index(after: $0)...]) } ?? ""
-        guard ImageFormat(pathExtension: ext) != format else { return }
+        guard ImageFormat(path: sample) != format else { return }
         throw ValidationError(
             "The --name '\(template)' names \(format.displayName) outputs '\(sample)'; end it with .{ext} (or an extension of \(format.displayName)).")
     }
