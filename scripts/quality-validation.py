@@ -129,7 +129,13 @@ def mild_blur(binary, sources, work):
         for n, (src, box) in enumerate(sources):
             outs = [os.path.join(work, f"m{n}-{i}.png") for i in range(len(MILD_BLUR))]
             for out, sigma in zip(outs, MILD_BLUR):
-                vips("copy", src, out) if sigma == 0 else vips("gaussblur", src, out, sigma, "--min-ampl", 0.005)
+                if sigma == 0:
+                    vips("copy", src, out)
+                else:
+                    blurred = os.path.join(work, "blurred.v")
+                    vips("gaussblur", src, blurred, sigma, "--min-ampl", 0.005, "--precision", "float")
+                    vips("round", blurred, blurred + ".r.v", "rint")
+                    vips("cast", blurred + ".r.v", out, "uchar")
             x, y, w, h = box
             rows.append((src, list(pool.map(lambda o: score(binary, o, (x + w / 2, y + h / 2, w)), outs))))
             for out in outs:
