@@ -44,39 +44,6 @@ extern "C" void ocv_expression_free(OCVExpression *model) { delete model; }
 
 namespace {
 
-// Crete, Dolmiere, Ladret, Nicolas: "The blur effect: perception and estimation with a new no-reference
-// perceptual blur metric" (2007). 0 for a sharp image, growing towards 1 as it blurs. Summed over the face's
-// edges only (the 10 % of its pixels with the strongest Sobel gradient, the complement of where the noise is
-// measured): on the flat rest, noise reads as detail, so added noise made a face "sharper".
-float crete_blur(const cv::Mat &f) {
-    cv::Mat bv, bh, gx, gy;
-    cv::blur(f, bv, cv::Size(1, 9));
-    cv::blur(f, bh, cv::Size(9, 1));
-    cv::Sobel(f, gx, CV_32F, 1, 0);
-    cv::Sobel(f, gy, CV_32F, 0, 1);
-    const cv::Mat gradient = cv::abs(gx) + cv::abs(gy);
-    std::vector<float> sorted(gradient.begin<float>(), gradient.end<float>());
-    const size_t cut = sorted.size() * 9 / 10;
-    std::nth_element(sorted.begin(), sorted.begin() + cut, sorted.end());
-    const cv::Mat edges = gradient >= sorted[cut];
-    auto direction = [&](const cv::Mat &a, const cv::Mat &b, bool vertical) {
-        cv::Mat da, db, mask;
-        if (vertical) {
-            cv::absdiff(a.rowRange(1, a.rows), a.rowRange(0, a.rows - 1), da);
-            cv::absdiff(b.rowRange(1, b.rows), b.rowRange(0, b.rows - 1), db);
-            mask = edges.rowRange(1, edges.rows);
-        } else {
-            cv::absdiff(a.colRange(1, a.cols), a.colRange(0, a.cols - 1), da);
-            cv::absdiff(b.colRange(1, b.cols), b.colRange(0, b.cols - 1), db);
-            mask = edges.colRange(1, edges.cols);
-        }
-        cv::Mat v = cv::max(da - db, 0.0);
-        const double sf = cv::mean(da, mask)[0], sv = cv::mean(v, mask)[0];  // means over the same pixels
-        return sf > 0 ? static_cast<float>((sf - sv) / sf) : 1.f;
-    };
-    return std::max(direction(f, bv, true), direction(f, bh, false));
-}
-
 // Immerkaer, "Fast noise variance estimation" (1996): sigma from a Laplacian-difference mask, in grey levels,
 // taken away from edges as Tai and Yang ("A fast method for image noise estimation using Laplacian operator and
 // adaptive edge detection", 2008) do: the 10 % of pixels with the strongest Sobel gradient are left out. Without
@@ -98,6 +65,42 @@ float immerkaer_noise(const cv::Mat &f255) {
     return static_cast<float>(std::sqrt(M_PI / 2) * cv::mean(r, flat)[0] / 6.0);
 }
 
+// Crete, Dolmiere, Ladret, Nicolas: "The blur effect: perception and estimation with a new no-reference
+// perceptual blur metric" (2007). 0 for a sharp image, growing towards 1 as it blurs. Summed over the face's
+// edges only (the 10 % of its pixels with the strongest Sobel gradient, the complement of where the noise is
+// measured): on the flat rest, noise reads as detail, so added noise made a face "sharper". At a face's own
+// resolution noise also adds to the steps on the edges, so `noise` (its sigma, 0...1, measured on the same
+// pixels) is taken off each step by what two independent noisy pixels differ by on average, 2/sqrt(pi) sigma.
+float crete_blur(const cv::Mat &f, float noise) {
+    cv::Mat bv, bh, gx, gy;
+    cv::blur(f, bv, cv::Size(1, 9));
+    cv::blur(f, bh, cv::Size(9, 1));
+    cv::Sobel(f, gx, CV_32F, 1, 0);
+    cv::Sobel(f, gy, CV_32F, 0, 1);
+    const cv::Mat gradient = cv::abs(gx) + cv::abs(gy);
+    std::vector<float> sorted(gradient.begin<float>(), gradient.end<float>());
+    const size_t cut = sorted.size() * 9 / 10;
+    std::nth_element(sorted.begin(), sorted.begin() + cut, sorted.end());
+    const cv::Mat edges = gradient >= sorted[cut];
+    auto direction = [&](const cv::Mat &a, const cv::Mat &b, bool vertical) {
+        cv::Mat da, db, mask;
+        if (vertical) {
+            cv::absdiff(a.rowRange(1, a.rows), a.rowRange(0, a.rows - 1), da);
+            cv::absdiff(b.rowRange(1, b.rows), b.rowRange(0, b.rows - 1), db);
+            mask = edges.rowRange(1, edges.rows);
+        } else {
+            cv::absdiff(a.colRange(1, a.cols), a.colRange(0, a.cols - 1), da);
+            cv::absdiff(b.colRange(1, b.cols), b.colRange(0, b.cols - 1), db);
+            mask = edges.colRange(1, edges.cols);
+        }
+        da = cv::max(da - static_cast<float>(2 / std::sqrt(M_PI)) * noise, 0.0);
+        cv::Mat v = cv::max(da - db, 0.0);
+        const double sf = cv::mean(da, mask)[0], sv = cv::mean(v, mask)[0];  // means over the same pixels
+        return sf > 0 ? static_cast<float>((sf - sv) / sf) : 1.f;
+    };
+    return std::max(direction(f, bv, true), direction(f, bh, false));
+}
+
 } // namespace
 
 extern "C" int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVExpression *expression, OCVFaceMetrics *out,
@@ -114,7 +117,6 @@ extern "C" int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVEx
         const cv::Mat face = f(inner);
         cv::Scalar mean, stddev;
         cv::meanStdDev(face, mean, stddev);
-        out->blur = crete_blur(face);
         out->noise = immerkaer_noise(f255(inner));
         out->mean = static_cast<float>(mean[0]);
         out->contrast = static_cast<float>(stddev[0]);
@@ -140,6 +142,20 @@ extern "C" int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVEx
             cv::Mat probabilities = expression->net.forward();
             for (int i = 0; i < 7 && i < static_cast<int>(probabilities.total()); i++) out->expression[i] = probabilities.ptr<float>()[i];
         }
+        return 0;
+    });
+}
+
+extern "C" int ocv_blur(const uint8_t *rgb, int width, int height, float *blur, char *error, size_t error_size) {
+    return guarded(error, error_size, [&] {
+        if (!rgb || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");
+        cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
+        cv::Mat grey, f;
+        cv::cvtColor(view, grey, cv::COLOR_RGB2GRAY);
+        grey.convertTo(f, CV_32F, 1 / 255.0);
+        const cv::Rect inner(width / 8, height / 8, width * 3 / 4, height * 3 / 4);
+        const cv::Mat f255 = f * 255.0;
+        *blur = crete_blur(f(inner), immerkaer_noise(f255(inner)) / 255.f);
         return 0;
     });
 }

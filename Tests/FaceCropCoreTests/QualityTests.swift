@@ -147,7 +147,7 @@ struct VisibleShareTests {
     let lines = q.explanation()
     #expect(lines.count == q.components.count)
     #expect(lines.map { String($0.prefix { $0 != " " }) } == QualityComponent.allCases.filter { q.components[$0] != nil }.map(\.rawValue))
-    #expect(lines[0] == "sharpness   0.471  weight 3  blur 0.600 (0 sharp ... 1 flat)")
+    #expect(lines[0] == "sharpness   0.471  weight 4  blur 0.600 (0 sharp ... 1 flat)")
     #expect(lines.contains("noise       1.000  weight 1.5  noise 2.00 grey levels"))
     #expect(lines.contains("pose        1.000  weight 1.5  roll 0.0°, yaw 0.000, pitch 0.570"))
     var haar = m

@@ -38,7 +38,6 @@ int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height,
 
 /// Measurements of one face for capture quality, on an upright RGB crop around it (square, face centred).
 typedef struct {
-    float blur;          // Crete-Roffet re-blur metric: ~0.25 sharp ... 1 flat
     float noise;         // Immerkaer noise estimate, in grey levels (0...255)
     float mean;          // mean luminance, 0...1
     float contrast;      // luminance standard deviation, 0...1
@@ -55,6 +54,10 @@ void ocv_expression_free(OCVExpression *model);
 /// Measures a face crop (packed 8-bit RGB). expression may be NULL. Not thread-safe per model.
 int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVExpression *expression, OCVFaceMetrics *out,
                      char *error, size_t error_size);
+
+/// Crete-Roffet re-blur metric (~0.2 sharp ... 1 flat) on the edges of the central part of a face crop (packed
+/// 8-bit RGB, square, face centred, as for ocv_face_metrics). Returns 0 or -1.
+int ocv_blur(const uint8_t *rgb, int width, int height, float *blur, char *error, size_t error_size);
 
 /// JPEG blocking on packed 8-bit RGB whose (0, 0) sits on the JPEG 8x8 grid: the mean luminance step across
 /// block boundaries over the mean step inside blocks (about 1 without blocking). Returns 0 or -1.

@@ -37,6 +37,9 @@ public final class QualityAnalyzer: Sendable {
     /// Side of the square crop, in face sizes, and the height it is measured at.
     static let cropScale = 1.25
     static let measureHeight = 128
+    /// Sharpness is measured on the same cut at its own resolution, between `measureHeight` and this: a blur of
+    /// half a pixel, lost when a larger face is scaled down to `measureHeight`, shows there.
+    static let sharpnessHeight = 256
 
     public init(model: QualityModel = .defaults, expressionModelPath: String? = nil, landmarks: LandmarkFitter?) throws(FaceCropError) {
         let (created, message) = withErrorBuffer { ocv_expression_create(expressionModelPath, $0, $1) }
@@ -112,7 +115,7 @@ public final class QualityAnalyzer: Sendable {
 
     /// The measurements on the face in `box` (pixels of the upright image), and its 68 landmarks in the same
     /// pixels when there is a `landmarkFitter`. Both are taken on one square cut around the face, `cropScale`
-    /// face sizes wide, scaled to `measureHeight`.
+    /// face sizes wide, scaled to `measureHeight`; sharpness on the same cut at up to `sharpnessHeight`.
     private func measure(_ analysis: Analysis, box: Rect, predictorBox: (Rect) -> Rect) throws(FaceCropError) -> (QualityMeasurements, [Point]?) {
         let size = analysis.size
         let side = Self.cropScale * max(box.width, box.height)
@@ -123,15 +126,19 @@ public final class QualityAnalyzer: Sendable {
             x: x0, y: y0, width: max(1, min(size.width, Int(square.maxX.rounded(.up))) - x0),
             height: max(1, min(size.height, Int(square.maxY.rounded(.up))) - y0))
         let stored = analysis.orientation.storedRect(forDisplay: clamped, storedSize: analysis.storedSize)
-        let h = Self.measureHeight
-        let w = max(16, Int((Double(h) * Double(clamped.width) / Double(max(1, clamped.height))).rounded()))
         var metrics = OCVFaceMetrics()
+        var blur: Float = 1
         var points: [Point]?
         try withVipsErrors(
             {
                 let source = try analysis.reopen()
-                let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
-                let face = try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
+                // The cut, upright, `height` pixels high.
+                func cut(height h: Int) throws -> VipsImage {
+                    let w = max(16, Int((Double(h) * Double(clamped.width) / Double(max(1, clamped.height))).rounded()))
+                    let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
+                    return try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
+                }
+                let face = try cut(height: Self.measureHeight)
                 // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
                 let sx = Double(face.width) / Double(clamped.width)
                 let sy = Double(face.height) / Double(clamped.height)
@@ -145,10 +152,15 @@ public final class QualityAnalyzer: Sendable {
                     points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
                         .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
                 }
+                let sharpnessHeight = min(Self.sharpnessHeight, max(Self.measureHeight, clamped.height))
+                try (sharpnessHeight == Self.measureHeight ? face : cut(height: sharpnessHeight)).withRGB8 { rgb, width, height in
+                    let (rc, message) = withErrorBuffer { ocv_blur(rgb, Int32(width), Int32(height), &blur, $0, $1) }
+                    guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
+                }
             }, vips: { FaceCropper.readError(analysis.input, $0) })
         let e = withUnsafeBytes(of: metrics.expression) { Array($0.bindMemory(to: Float.self)).map(Double.init) }
         let measurements = QualityMeasurements(
-            blur: Double(metrics.blur), noise: Double(metrics.noise), brightness: Double(metrics.mean), contrast: Double(metrics.contrast),
+            blur: Double(blur), noise: Double(metrics.noise), brightness: Double(metrics.mean), contrast: Double(metrics.contrast),
             clipped: Double(metrics.clipped), imbalance: Double(metrics.imbalance), faceHeight: 0,
             expression: e.allSatisfy { $0 >= 0 } ? e : nil, inside: 1)
         return (measurements, points)
