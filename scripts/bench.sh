@@ -4,7 +4,6 @@
 # next to
 #   vipsthumbnail IN -s 1920x1080 -m attention -o OUT2.jpg
 # on a generated 12-megapixel JPEG (4000x3000, Q90), interleaved in the same run, N runs each (median).
-# Targets: time ratio facecrop/vipsthumbnail <= 1.3, facecrop peak memory < 150 MB.
 #
 # Usage: scripts/bench.sh [--bin PATH] [--runs N] [--detector NAME] [--keep]
 # Needs: vips + vipsthumbnail (Debian libvips-tools), GNU time (Debian time). The test image is built with the
@@ -22,7 +21,7 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --runs=*) runs="${1#--runs=}"; shift ;;
     --detector) detector=(--detector "$2"); shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown argument $1 (try --help)" >&2; exit 64 ;;
   esac
 done
