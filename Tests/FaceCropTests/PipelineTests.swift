@@ -264,6 +264,20 @@ struct PipelineTests {
         #expect(zip(scores, scores.dropFirst()).allSatisfy { $1 < $0 }, "\(input): \(scores)")
     }
 
+    /// An image too large to decode whole is read again, sequentially, for its faces' quality: each face is cut
+    /// from one read (a second cut from the same read is an out-of-order read libvips refuses), and scores as
+    /// it does decoded whole. The portrait's face is over 128 px, so sharpness has a cut of its own size.
+    @Test func qualityOfAnImageReadAgainSequentially() throws {
+        var streamed = cropper
+        streamed.singlePassBytes = 0
+        let analyzer = try QualityAnalyzer(landmarks: LandmarkFixtures.fitter)
+        let path = Fixtures.path("Golden/exif-1/input.jpg")
+        let whole = try analyzer.assess(cropper.analyze(path)).map(\.score)
+        let sequential = try analyzer.assess(streamed.analyze(path)).map(\.score)
+        #expect(whole.count == 1 && sequential.count == 1)
+        #expect(zip(whole, sequential).allSatisfy { abs($0 - $1) < 0.01 }, "\(whole) vs \(sequential)")
+    }
+
     /// Seeded Gaussian noise of `sigma` grey levels added to the portrait.
     static func noise(_ sigma: Int) -> [[String]] {
         [

@@ -131,14 +131,14 @@ public final class QualityAnalyzer: Sendable {
         var points: [Point]?
         try withVipsErrors(
             {
-                let source = try analysis.reopen()
-                // The cut, upright, `height` pixels high.
-                func cut(height h: Int) throws -> VipsImage {
-                    let w = max(16, Int((Double(h) * Double(clamped.width) / Double(max(1, clamped.height))).rounded()))
-                    let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: h, height: w) : ImageSize(width: w, height: h)
-                    return try source.extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
-                }
-                let face = try cut(height: Self.measureHeight)
+                // One read of the source (a large image is read again sequentially, so only once): the cut at
+                // the sharpness height, upright, and from it the cut at `measureHeight` for everything else.
+                func width(_ height: Int) -> Int { max(16, Int((Double(height) * Double(clamped.width) / Double(max(1, clamped.height))).rounded())) }
+                let sh = min(Self.sharpnessHeight, max(Self.measureHeight, clamped.height))
+                let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: sh, height: width(sh)) : ImageSize(width: width(sh), height: sh)
+                let sharp = try analysis.reopen().extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
+                let h = Self.measureHeight
+                let face = sh == h ? sharp : try sharp.resized(width: width(h), height: h).inMemory()
                 // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
                 let sx = Double(face.width) / Double(clamped.width)
                 let sy = Double(face.height) / Double(clamped.height)
@@ -152,8 +152,7 @@ public final class QualityAnalyzer: Sendable {
                     points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
                         .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
                 }
-                let sharpnessHeight = min(Self.sharpnessHeight, max(Self.measureHeight, clamped.height))
-                try (sharpnessHeight == Self.measureHeight ? face : cut(height: sharpnessHeight)).withRGB8 { rgb, width, height in
+                try sharp.withRGB8 { rgb, width, height in
                     let (rc, message) = withErrorBuffer { ocv_blur(rgb, Int32(width), Int32(height), &blur, $0, $1) }
                     guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
                 }
