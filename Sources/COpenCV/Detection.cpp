@@ -79,6 +79,18 @@ std::vector<OCVFace> suppress_overlaps(const std::vector<OCVFace> &candidates, f
     return faces;
 }
 
+// A face with landmarks (filled in by the caller), from its box's centre and size.
+OCVFace centred_face(float cx, float cy, float width, float height, float score) {
+    OCVFace face{};
+    face.x = cx - width / 2;
+    face.y = cy - height / 2;
+    face.width = width;
+    face.height = height;
+    face.score = score;
+    face.has_landmarks = 1;
+    return face;
+}
+
 std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float threshold) {
     cv::dnn::Net &net = d.net;
     const cv::Size pad = padded_size(bgr.cols, bgr.rows);
@@ -101,13 +113,7 @@ std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float thre
                 if (score < threshold) continue;
                 const float cx = (c + bbox[idx * 4 + 0]) * stride, cy = (r + bbox[idx * 4 + 1]) * stride;
                 const float w = std::exp(bbox[idx * 4 + 2]) * stride, h = std::exp(bbox[idx * 4 + 3]) * stride;
-                OCVFace face{};
-                face.x = cx - w / 2;
-                face.y = cy - h / 2;
-                face.width = w;
-                face.height = h;
-                face.score = score;
-                face.has_landmarks = 1;
+                OCVFace face = centred_face(cx, cy, w, h, score);
                 for (int n = 0; n < 5; n++) {
                     face.landmarks[2 * n] = (kps[idx * 10 + 2 * n] + c) * stride;
                     face.landmarks[2 * n + 1] = (kps[idx * 10 + 2 * n + 1] + r) * stride;
@@ -148,13 +154,7 @@ std::vector<OCVFace> centerface_detect(OCVDetector &d, const cv::Mat &rgb, float
             if (!(score >= threshold)) continue;
             const float height = std::exp(s[i]) * 4, width = std::exp(s[plane + i]) * 4;
             const float cx = (c + o[plane + i] + 0.5f) * 4, cy = (r + o[i] + 0.5f) * 4;
-            OCVFace face{};
-            face.x = cx - width / 2;
-            face.y = cy - height / 2;
-            face.width = width;
-            face.height = height;
-            face.score = score;
-            face.has_landmarks = 1;
+            OCVFace face = centred_face(cx, cy, width, height, score);
             // Channels hold (y, x) pairs in units of the box's height and width.
             for (int n = 0; n < 5; n++) {
                 face.landmarks[2 * n] = face.x + l[(2 * n + 1) * plane + i] * width;
