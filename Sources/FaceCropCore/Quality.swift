@@ -183,7 +183,7 @@ public struct QualityModel: Hashable, Sendable {
     /// Relative weight of each component in the (weighted geometric) mean.
     public var weights = QualityWeights()
     /// blur → sharpness: 1 at or below `sharpBlur`, 0 at or above `blurredBlur`. `sharpBlur` lies below the
-    /// sharpest faces measured (0.25–0.27 on the public-domain portraits) and `blurredBlur` is the metric's maximum, so the
+    /// sharpest faces measured (0.26–0.29 on the public-domain portraits) and `blurredBlur` is the metric's maximum, so the
     /// ramp is flat nowhere real faces are: every bit of blur costs, and a face blurred further always scores
     /// lower.
     public var sharpBlur = 0.15
