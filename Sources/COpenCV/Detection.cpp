@@ -249,12 +249,21 @@ extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, s
 
 extern "C" void ocv_free(OCVDetector *detector) { delete detector; }
 
-extern "C" int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
-                          OCVFace *faces, int capacity, int *count, char *error, size_t error_size) {
+extern "C" int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height, int max_side,
+                          float score_threshold, OCVFace *faces, int capacity, int *count, char *error, size_t error_size) {
     *count = 0;
     return guarded(error, error_size, [&] {
-        if (!detector || !rgb || width <= 0 || height <= 0) throw std::invalid_argument("invalid detector input");
+        if (!detector || !rgb || width <= 0 || height <= 0 || max_side < 0) throw std::invalid_argument("invalid detector input");
         cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
+        // Over max_side: detected on a copy scaled down by area, boxes and points scaled back.
+        double scale = 1;
+        if (max_side > 0 && std::max(width, height) > max_side) {
+            scale = double(max_side) / std::max(width, height);
+            cv::Mat small;
+            cv::resize(view, small, cv::Size(std::max(1, int(std::lround(width * scale))), std::max(1, int(std::lround(height * scale)))), 0, 0,
+                       cv::INTER_AREA);
+            view = small;
+        }
         std::vector<OCVFace> found;
         if (detector->kind == OCVDetector::centerface) {
             found = centerface_detect(*detector, view, score_threshold);
@@ -263,6 +272,13 @@ extern "C" int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, 
             cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
             found = detector->kind == OCVDetector::yunet ? yunet_detect(*detector, bgr, score_threshold)
                                                          : haar_detect(detector->cascade, bgr, score_threshold);
+        }
+        if (scale != 1) {
+            const float back_x = float(width) / view.cols, back_y = float(height) / view.rows;
+            for (OCVFace &f : found) {
+                f.x *= back_x, f.width *= back_x, f.y *= back_y, f.height *= back_y;
+                for (int i = 0; i < 5; i++) f.landmarks[2 * i] *= back_x, f.landmarks[2 * i + 1] *= back_y;
+            }
         }
         // Best first; ties by position, so the order never depends on the sort's stability.
         std::sort(found.begin(), found.end(), [](const OCVFace &a, const OCVFace &b) {

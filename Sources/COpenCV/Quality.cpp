@@ -103,59 +103,99 @@ float crete_blur(const cv::Mat &f, float noise) {
 
 } // namespace
 
+namespace {
+
+// The measures of ocv_face_metrics on an RGB crop (at least 16x16).
+void face_metrics(const cv::Mat &view, OCVExpression *expression, OCVFaceMetrics *out) {
+    const int width = view.cols, height = view.rows;
+    cv::Mat grey, f, f255;
+    cv::cvtColor(view, grey, cv::COLOR_RGB2GRAY);
+    grey.convertTo(f255, CV_32F);
+    f = f255 / 255.0;
+    // The face itself: the central part of the square crop (the crop has a border around the box).
+    const cv::Rect inner(width / 8, height / 8, width * 3 / 4, height * 3 / 4);
+    const cv::Mat face = f(inner);
+    cv::Scalar mean, stddev;
+    cv::meanStdDev(face, mean, stddev);
+    out->noise = immerkaer_noise(f255(inner));
+    out->mean = static_cast<float>(mean[0]);
+    out->contrast = static_cast<float>(stddev[0]);
+    // Clipped areas, not clipped pixels: on the face smoothed over about 2 % of its height, so a catchlight
+    // or a dark lash does not count and a mild blur (which rounds such pixels off) hardly changes the share;
+    // and counted on a soft threshold (a pixel counts fully at 0.01 or 0.99, not at all at 0.05 or 0.95), so
+    // a region a little under the hard limit does not flip the share when the face moves or softens.
+    cv::Mat smooth, dark, bright;
+    cv::GaussianBlur(face, smooth, cv::Size(0, 0), 1.5);
+    cv::min(cv::max((0.05 - smooth) / 0.04, 0.0), 1.0, dark);
+    cv::min(cv::max((smooth - 0.95) / 0.04, 0.0), 1.0, bright);
+    out->clipped = static_cast<float>(cv::mean(dark)[0] + cv::mean(bright)[0]);
+    const cv::Mat left = face.colRange(0, face.cols / 2), right = face.colRange(face.cols / 2, face.cols);
+    out->imbalance = static_cast<float>(std::abs(cv::mean(left)[0] - cv::mean(right)[0]));
+    for (float &p : out->expression) p = -1;
+    if (expression) {
+        // Through 48x48 first, the resolution of FER2013's faces the model learnt from: detail finer than
+        // that (which a mild blur removes) never reaches the model, so a slightly soft face reads the same.
+        cv::Mat face48, face64;
+        cv::resize(grey, face48, cv::Size(48, 48), 0, 0, cv::INTER_AREA);
+        cv::resize(face48, face64, cv::Size(64, 64), 0, 0, cv::INTER_LINEAR);
+        expression->net.setInput(cv::dnn::blobFromImage(face64, 1 / 127.5, cv::Size(64, 64), cv::Scalar(127.5)));
+        cv::Mat probabilities = expression->net.forward();
+        for (int i = 0; i < 7 && i < static_cast<int>(probabilities.total()); i++) out->expression[i] = probabilities.ptr<float>()[i];
+    }
+}
+
+// The sharpness of ocv_blur on an RGB crop (at least 16x16).
+float face_blur(const cv::Mat &view) {
+    const int width = view.cols, height = view.rows;
+    cv::Mat grey, f;
+    cv::cvtColor(view, grey, cv::COLOR_RGB2GRAY);
+    grey.convertTo(f, CV_32F, 1 / 255.0);
+    const cv::Rect inner(width / 8, height / 8, width * 3 / 4, height * 3 / 4);
+    const cv::Mat f255 = f * 255.0;
+    return crete_blur(f(inner), immerkaer_noise(f255(inner)) / 255.f);
+}
+
+// `rgb` scaled to `size`: by area when shrinking (no aliasing), bilinear when enlarging.
+cv::Mat scaled(const cv::Mat &rgb, cv::Size size) {
+    if (rgb.size() == size) return rgb;
+    cv::Mat out;
+    const bool shrinking = size.width <= rgb.cols && size.height <= rgb.rows;
+    cv::resize(rgb, out, size, 0, 0, shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
+    return out;
+}
+
+} // namespace
+
 extern "C" int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVExpression *expression, OCVFaceMetrics *out,
                                 char *error, size_t error_size) {
     return guarded(error, error_size, [&] {
-        if (!rgb || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");
-        cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
-        cv::Mat grey, f, f255;
-        cv::cvtColor(view, grey, cv::COLOR_RGB2GRAY);
-        grey.convertTo(f255, CV_32F);
-        f = f255 / 255.0;
-        // The face itself: the central part of the square crop (the crop has a border around the box).
-        const cv::Rect inner(width / 8, height / 8, width * 3 / 4, height * 3 / 4);
-        const cv::Mat face = f(inner);
-        cv::Scalar mean, stddev;
-        cv::meanStdDev(face, mean, stddev);
-        out->noise = immerkaer_noise(f255(inner));
-        out->mean = static_cast<float>(mean[0]);
-        out->contrast = static_cast<float>(stddev[0]);
-        // Clipped areas, not clipped pixels: on the face smoothed over about 2 % of its height, so a catchlight
-        // or a dark lash does not count and a mild blur (which rounds such pixels off) hardly changes the share;
-        // and counted on a soft threshold (a pixel counts fully at 0.01 or 0.99, not at all at 0.05 or 0.95), so
-        // a region a little under the hard limit does not flip the share when the face moves or softens.
-        cv::Mat smooth, dark, bright;
-        cv::GaussianBlur(face, smooth, cv::Size(0, 0), 1.5);
-        cv::min(cv::max((0.05 - smooth) / 0.04, 0.0), 1.0, dark);
-        cv::min(cv::max((smooth - 0.95) / 0.04, 0.0), 1.0, bright);
-        out->clipped = static_cast<float>(cv::mean(dark)[0] + cv::mean(bright)[0]);
-        const cv::Mat left = face.colRange(0, face.cols / 2), right = face.colRange(face.cols / 2, face.cols);
-        out->imbalance = static_cast<float>(std::abs(cv::mean(left)[0] - cv::mean(right)[0]));
-        for (float &p : out->expression) p = -1;
-        if (expression) {
-            // Through 48x48 first, the resolution of FER2013's faces the model learnt from: detail finer than
-            // that (which a mild blur removes) never reaches the model, so a slightly soft face reads the same.
-            cv::Mat face48, face64;
-            cv::resize(grey, face48, cv::Size(48, 48), 0, 0, cv::INTER_AREA);
-            cv::resize(face48, face64, cv::Size(64, 64), 0, 0, cv::INTER_LINEAR);
-            expression->net.setInput(cv::dnn::blobFromImage(face64, 1 / 127.5, cv::Size(64, 64), cv::Scalar(127.5)));
-            cv::Mat probabilities = expression->net.forward();
-            for (int i = 0; i < 7 && i < static_cast<int>(probabilities.total()); i++) out->expression[i] = probabilities.ptr<float>()[i];
-        }
+        if (!rgb || !out || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");
+        face_metrics(cv::Mat(height, width, CV_8UC3, const_cast<uint8_t *>(rgb)), expression, out);
         return 0;
     });
 }
 
 extern "C" int ocv_blur(const uint8_t *rgb, int width, int height, float *blur, char *error, size_t error_size) {
     return guarded(error, error_size, [&] {
-        if (!rgb || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");
-        cv::Mat view(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
-        cv::Mat grey, f;
-        cv::cvtColor(view, grey, cv::COLOR_RGB2GRAY);
-        grey.convertTo(f, CV_32F, 1 / 255.0);
-        const cv::Rect inner(width / 8, height / 8, width * 3 / 4, height * 3 / 4);
-        const cv::Mat f255 = f * 255.0;
-        *blur = crete_blur(f(inner), immerkaer_noise(f255(inner)) / 255.f);
+        if (!rgb || !blur || width < 16 || height < 16) throw std::invalid_argument("face crop too small to measure");
+        *blur = face_blur(cv::Mat(height, width, CV_8UC3, const_cast<uint8_t *>(rgb)));
+        return 0;
+    });
+}
+
+extern "C" int ocv_face_screen(const uint8_t *rgb, int width, int height, int x, int y, int w, int h, int sharp_width,
+                               int sharp_height, int measure_width, int measure_height, OCVFaceMetrics *out, float *blur,
+                               char *error, size_t error_size) {
+    return guarded(error, error_size, [&] {
+        if (!rgb || !out || !blur || width <= 0 || height <= 0) throw std::invalid_argument("invalid frame");
+        if (x < 0 || y < 0 || w < 1 || h < 1 || x > width - w || y > height - h) throw std::invalid_argument("face cut outside the frame");
+        if (sharp_width < 16 || sharp_height < 16 || measure_width < 16 || measure_height < 16 || sharp_width > 4096 ||
+            sharp_height > 4096 || measure_width > 4096 || measure_height > 4096)
+            throw std::invalid_argument("face crop too small to measure");
+        const cv::Mat frame(height, width, CV_8UC3, const_cast<uint8_t *>(rgb));
+        const cv::Mat sharp = scaled(frame(cv::Rect(x, y, w, h)), cv::Size(sharp_width, sharp_height));
+        *blur = face_blur(sharp);
+        face_metrics(scaled(sharp, cv::Size(measure_width, measure_height)), nullptr, out);
         return 0;
     });
 }

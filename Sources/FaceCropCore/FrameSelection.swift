@@ -65,11 +65,15 @@ public struct FrameCandidate: Hashable, Sendable {
     public var stable: Bool?
     /// The Live Photo's still image rather than a video frame.
     public var isStill: Bool
+    /// Scored in full (a finalist, or every frame when nothing was screened); false: screened only, and not a
+    /// candidate for the choice.
+    public var finalist: Bool
 
-    public init(faceScores: [Double], stable: Bool?, isStill: Bool = false) {
+    public init(faceScores: [Double], stable: Bool?, isStill: Bool = false, finalist: Bool = true) {
         self.faceScores = faceScores
         self.stable = stable
         self.isStill = isStill
+        self.finalist = finalist
     }
 }
 
@@ -89,19 +93,47 @@ public enum FrameSelection {
     /// Frame scores: the sum of the face scores over the largest number of faces any candidate has. A frame
     /// where everyone is found scores the mean quality of their faces (as Apple's selfie sample ranks images);
     /// a frame where someone was missed (turned away, blurred beyond detection) counts that face as 0.
-    /// nil for frames without a face.
+    /// nil for frames without a face. Finalists and frames screened only are counted apart (their faces come
+    /// from different detectors).
     public static func scores(_ candidates: [FrameCandidate]) -> [Double?] {
-        let most = candidates.map(\.faceScores.count).max() ?? 0
-        return candidates.map { c in c.faceScores.isEmpty ? nil : c.faceScores.reduce(0, +) / Double(most) }
+        let most = [true, false].map { finalist in candidates.filter { $0.finalist == finalist }.map(\.faceScores.count).max() ?? 0 }
+        return candidates.map { c in c.faceScores.isEmpty ? nil : c.faceScores.reduce(0, +) / Double(most[c.finalist ? 0 : 1]) }
     }
 
-    /// The best candidate: the highest frame score; ties (within 0.001) go to the still, then to a stable
+    /// The frames to score in full after a screen: the `count` best by screened frame score (ties to a stable
+    /// frame, then the earlier), picked at least `spacing` seconds apart while there are enough of them, so
+    /// that frames a blink spoils cannot take every place; with `stableOnly`, stable frames only. When no
+    /// frame that may be chosen has a screened face (faces the screen's detector misses), `count` of them
+    /// spread evenly over the video. Indices in time order.
+    public static func finalists(_ candidates: [FrameCandidate], times: [Double], count: Int, spacing: Double, stableOnly: Bool) -> [Int] {
+        precondition(times.count == candidates.count)
+        let eligible = candidates.indices.filter { !stableOnly || candidates[$0].stable == true }
+        guard count > 0, !eligible.isEmpty else { return [] }
+        let scores = scores(candidates)
+        let withFaces = eligible.filter { scores[$0] != nil }
+        guard !withFaces.isEmpty else {
+            let k = min(count, eligible.count)
+            return (0..<k).map { eligible[(2 * $0 + 1) * eligible.count / (2 * k)] }
+        }
+        let ranked = withFaces.sorted { a, b in
+            if scores[a]! != scores[b]! { return scores[a]! > scores[b]! }
+            if (candidates[a].stable == true) != (candidates[b].stable == true) { return candidates[a].stable == true }
+            return a < b
+        }
+        var picked: [Int] = []
+        for i in ranked where picked.count < count && picked.allSatisfy({ abs(times[$0] - times[i]) >= spacing }) { picked.append(i) }
+        for i in ranked where picked.count < count && !picked.contains(i) { picked.append(i) }
+        return picked.sorted()
+    }
+
+    /// The best finalist: the highest frame score; ties (within 0.001) go to the still, then to a stable
     /// frame, then to the earlier frame. With `stableOnly`, frames not known to be stable are left out (the
     /// still, which the camera took as the photo, stays in).
     public static func choose(_ candidates: [FrameCandidate], stableOnly: Bool) -> FrameChoice {
         let scores = scores(candidates)
-        let withFaces = candidates.indices.filter { scores[$0] != nil }
-        guard !withFaces.isEmpty else { return .noFace }
+        let withFaces = candidates.indices.filter { candidates[$0].finalist && scores[$0] != nil }
+        // Faces screened only in frames left out as unstable: no stable face, rather than none at all.
+        guard !withFaces.isEmpty else { return stableOnly && scores.contains { $0 != nil } ? .noStableFace : .noFace }
         let eligible = stableOnly ? withFaces.filter { candidates[$0].isStill || candidates[$0].stable == true } : withFaces
         guard !eligible.isEmpty else { return .noStableFace }
         func better(_ a: Int, _ b: Int) -> Bool {
@@ -120,7 +152,7 @@ public enum FrameSelection {
             stableOnly
             ? "\(eligible.count) stable frame\(eligible.count == 1 ? "" : "s") with faces"
             : "\(withFaces.count) frame\(withFaces.count == 1 ? "" : "s") with faces"
-        var reason = "highest frame score (\(score)) of the \(pool)"
+        var reason = "highest frame score (\(score)) of the \(pool)" + (candidates.allSatisfy(\.finalist) ? "" : " scored in full")
         let tied = eligible.filter { $0 != best && abs(scores[$0]! - scores[best]!) <= 0.001 }
         if !tied.isEmpty {
             reason +=
@@ -130,7 +162,7 @@ public enum FrameSelection {
                     ? "; tied, the stable frame wins" : "; tied, the earliest wins"
         }
         let faces = candidates[best].faceScores.count
-        let most = candidates.map(\.faceScores.count).max() ?? 0
+        let most = candidates.filter(\.finalist).map(\.faceScores.count).max() ?? 0
         if faces < most { reason += "; \(faces) of \(most) faces found in it" }
         return .chosen(index: best, reason: reason)
     }

@@ -72,8 +72,16 @@ struct BestFrame: ParsableCommand {
     var framesText = NumberText(12)
     var frames: Int { get throws { try framesText.value("--frames", Limits.frames.range, expected: Limits.frames.expected) } }
 
-    @Flag(help: "Analyse every frame (at the analysis size) instead of --frames.")
+    @Flag(help: "Analyse every frame (screened at half the analysis size) instead of --frames.")
     var everyFrame = false
+
+    @Option(
+        name: .customLong("finalists"), parsing: .unconditional,
+        help:
+            "Score this many of the analysed frames in full (the detector at the analysis size, 68 landmarks, expression): the best after a fast screen, spread over the video. As many as the frames analysed or more: every frame in full."
+    )
+    var finalistsText = NumberText(3)
+    var finalists: Int { get throws { try finalistsText.value("--finalists", Limits.frames.range, expected: Limits.frames.expected) } }
 
     @Flag(help: "Score only frames where the scene is stable.")
     var stableOnly = false
@@ -101,7 +109,7 @@ struct BestFrame: ParsableCommand {
 
     func validate() throws {
         let options = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
-        _ = try frames
+        _ = (try frames, try finalists)
         if let output { try Crop.checkExtension(output) }
         if let contactSheet { try Crop.checkExtension(contactSheet, option: "--contact-sheet") }
         if let output { try CropArguments.checkOutput(options, format: ImageFormat(path: output), path: output) }
@@ -114,6 +122,7 @@ struct BestFrame: ParsableCommand {
         let cropOptions = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
         var options = try video.options(frames: try frames, everyFrame: everyFrame)
         options.stableOnly = stableOnly
+        options.finalists = try finalists
         options.includeStill = !noStill
         options.keepFrames = contactSheet != nil
         let outputs = [output, contactSheet].compactMap { $0 }

@@ -83,6 +83,30 @@ struct BestFrameGoldenTests {
         #expect(report.object("video")?.string("codec") == "h264")
     }
 
+    /// Three finalists, spread over the clip, are scored in full (the detector at the analysis size, landmarks
+    /// and expression); the other frames are screened by YuNet at half that size. Scoring all twelve in full
+    /// picks the same slot.
+    @Test func finalistsAreScoredInFull() throws {
+        let video = try #require(try TestVideos.golden("video-best").string("video"))
+        let (screened, _) = try bestFrame([video])
+        let analysis = try #require(screened.object("analysis"))
+        let screen = try #require(analysis.object("screen"))
+        #expect(screen.string("detector") == "yunet" && screen.num("finalists") == 3 && screen.num("width") == 320)
+        #expect(analysis.string("detector") == "centerface" && analysis.num("width") == 640)
+        let finalists = screened.frames.indices.filter { screened.frames[$0]["finalist"] as? Bool == true }
+        #expect(finalists.count == 3)
+        #expect(finalists.contains(screened.chosenIndex ?? -1))
+        for (i, f) in screened.frames.enumerated() {
+            for face in f["faces"] as? [JSONObject] ?? [] {
+                #expect((face.object("components")?["expression"] != nil) == finalists.contains(i), "frame \(i)")
+            }
+        }
+        let (full, _) = try bestFrame([video, "--finalists", "12"])
+        #expect(full.object("analysis")?["screen"] == nil)
+        #expect(full.frames.allSatisfy { $0["finalist"] as? Bool == true })
+        #expect(full.chosenIndex == screened.chosenIndex)
+    }
+
     /// soft.mp4: one slot sharp (frames 30...34, 1.0 to 1.13 s), every other one only mildly soft (σ 0.5 to 1,
     /// the two beside it σ 0.5): the sharp one wins, sampled and frame by frame, and outscores every soft sample.
     @Test(arguments: [[String](), ["--every-frame"]])
@@ -337,6 +361,7 @@ struct BestFrameFailureTests {
 
     @Test(arguments: [
         ["best.mp4", "--frames", "0"], ["best.mp4", "--stability-threshold", "-1"], ["best.mp4", "-o", "x.gif"], ["best.mp4", "--max-frames", "0"],
+        ["best.mp4", "--finalists", "0"], ["best.mp4", "--finalists", "1e9"],
     ])
     func badArgumentsExit64(_ args: [String]) throws {
         let run = try runFaceCrop(["best-frame"] + args, in: try TestVideos.dir())

@@ -91,8 +91,8 @@ struct FrameSelectionTests {
         var testDescription: String { name }
     }
 
-    static func frame(_ scores: [Double], stable: Bool? = true, still: Bool = false) -> FrameCandidate {
-        FrameCandidate(faceScores: scores, stable: stable, isStill: still)
+    static func frame(_ scores: [Double], stable: Bool? = true, still: Bool = false, finalist: Bool = true) -> FrameCandidate {
+        FrameCandidate(faceScores: scores, stable: stable, isStill: still, finalist: finalist)
     }
 
     @Test(arguments: [
@@ -131,6 +131,14 @@ struct FrameSelectionTests {
         Row(
             name: "a clear lead is not a tie", candidates: [frame([0.8], stable: false), frame([0.79], stable: true)],
             expected: .chosen(index: 0, reason: "")),
+        Row(
+            name: "frames screened only are not chosen", candidates: [frame([0.99], finalist: false), frame([0.6]), frame([0.5])],
+            expected: .chosen(index: 1, reason: ""), reason: ["2 frames with faces scored in full"]),
+        Row(
+            name: "faces screened only, none in the finalists", candidates: [frame([0.9], finalist: false), frame([])], expected: .noFace),
+        Row(
+            name: "stable-only, faces screened only in unstable frames", candidates: [frame([0.9], stable: false, finalist: false), frame([])],
+            stableOnly: true, expected: .noStableFace),
     ])
     func choice(_ row: Row) {
         let choice = FrameSelection.choose(row.candidates, stableOnly: row.stableOnly)
@@ -149,6 +157,56 @@ struct FrameSelectionTests {
         #expect(abs(scores[0]! - 0.7) < 1e-12)
         #expect(abs(scores[1]! - 0.45) < 1e-12)
         #expect(scores[2] == nil)
+    }
+
+    /// Finalists and frames screened only count their faces apart: their faces come from different detectors.
+    @Test func screenedFramesAreScoredAmongThemselves() {
+        let scores = FrameSelection.scores([Self.frame([0.8, 0.6, 0.4], finalist: false), Self.frame([0.9]), Self.frame([0.5], finalist: false)])
+        #expect(abs(scores[0]! - 0.6) < 1e-12)
+        #expect(abs(scores[1]! - 0.9) < 1e-12)
+        #expect(abs(scores[2]! - 0.5 / 3) < 1e-12)
+    }
+}
+
+struct FinalistTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// Screened face scores and stability of frames one `step` of seconds apart.
+        var frames: [(scores: [Double], stable: Bool)]
+        var step = 0.1
+        var count = 3
+        var spacing = 0.25
+        var stableOnly = false
+        var expected: [Int]
+        var testDescription: String { name }
+    }
+
+    static func frames(_ scores: [Double?], stable: Bool = true) -> [(scores: [Double], stable: Bool)] {
+        scores.map { ($0.map { [$0] } ?? [], stable) }
+    }
+
+    @Test(arguments: [
+        Row(name: "the best three, far enough apart", frames: frames([0.5, 0.9, 0.4, 0.3, 0.8, 0.2, 0.1, 0.7]), step: 0.25, expected: [1, 4, 7]),
+        Row(
+            name: "neighbours a blink could spoil give way to frames further off", frames: frames([0.1, 0.9, 0.89, 0.88, 0.87, 0.2, 0.5, 0.4]),
+            expected: [1, 4, 7]),
+        Row(name: "too short to spread: the best ones", frames: frames([0.5, 0.9, 0.8, 0.7]), expected: [1, 2, 3]),
+        Row(name: "fewer frames than finalists", frames: frames([0.5, 0.9]), expected: [0, 1]),
+        Row(name: "frames without a screened face are left out", frames: frames([nil, 0.5, nil, nil, nil, nil, 0.4]), expected: [1, 6]),
+        Row(name: "no screened face: spread evenly", frames: frames([nil, nil, nil, nil, nil, nil, nil, nil, nil]), expected: [1, 4, 7]),
+        Row(
+            name: "stable only: unstable frames are left out",
+            frames: [([0.9], false), ([0.8], true), ([0.7], false), ([0.6], true), ([0.5], true), ([0.4], true)], step: 0.5, stableOnly: true,
+            expected: [1, 3, 4]),
+        Row(name: "stable only, nothing stable", frames: frames([0.9, 0.8], stable: false), stableOnly: true, expected: []),
+        Row(name: "equal scores: stable first", frames: [([0.8], false), ([0.8], true)], step: 1, count: 1, expected: [1]),
+        Row(name: "one finalist", frames: frames([0.2, 0.3, 0.9, 0.1]), count: 1, expected: [2]),
+    ])
+    func finalists(_ row: Row) {
+        let candidates = row.frames.map { FrameCandidate(faceScores: $0.scores, stable: $0.stable, finalist: false) }
+        let times = row.frames.indices.map { Double($0) * row.step }
+        let picked = FrameSelection.finalists(candidates, times: times, count: row.count, spacing: row.spacing, stableOnly: row.stableOnly)
+        #expect(picked == row.expected)
     }
 }
 

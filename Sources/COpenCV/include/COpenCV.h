@@ -31,9 +31,10 @@ OCVDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_
 OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size);
 void ocv_free(OCVDetector *detector);
 
-/// Detects faces in packed 8-bit RGB. Writes at most `capacity` faces (best first) and the number found
-/// into *count. Returns 0, or -1 with a message in `error`.
-int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height, float score_threshold,
+/// Detects faces in packed 8-bit RGB, on a copy scaled down to `max_side` (long side) when it is longer (0: as
+/// given); boxes and points are in the given image's pixels. Writes at most `capacity` faces (best first) and
+/// the number found into *count. Returns 0, or -1 with a message in `error`.
+int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height, int max_side, float score_threshold,
                OCVFace *faces, int capacity, int *count, char *error, size_t error_size);
 
 /// Measurements of one face for capture quality, on an upright RGB crop around it (square, face centred).
@@ -58,6 +59,13 @@ int ocv_face_metrics(const uint8_t *rgb, int width, int height, OCVExpression *e
 /// Crete-Roffet re-blur metric (~0.2 sharp ... 1 flat) on the edges of the central part of a face crop (packed
 /// 8-bit RGB, square, face centred, as for ocv_face_metrics). Returns 0 or -1.
 int ocv_blur(const uint8_t *rgb, int width, int height, float *blur, char *error, size_t error_size);
+
+/// Screening measures of one face of a whole frame (packed RGB): the cut at x, y (w x h pixels, inside the
+/// frame) scaled by area to sharp_width x sharp_height for sharpness (as ocv_blur), and from there to
+/// measure_width x measure_height for the rest (as ocv_face_metrics, without expression). Returns 0 or -1.
+int ocv_face_screen(const uint8_t *rgb, int width, int height, int x, int y, int w, int h, int sharp_width,
+                    int sharp_height, int measure_width, int measure_height, OCVFaceMetrics *out, float *blur,
+                    char *error, size_t error_size);
 
 /// JPEG blocking on packed 8-bit RGB whose (0, 0) sits on the JPEG 8x8 grid: the mean luminance step across
 /// block boundaries over the mean step inside blocks (about 1 without blocking). Returns 0 or -1.

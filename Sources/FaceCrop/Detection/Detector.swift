@@ -36,12 +36,15 @@ public final class FaceDetector: Sendable {
         self.handle = Mutex(Handle(pointer: pointer))
     }
 
-    func detect(rgb: UnsafePointer<UInt8>, width: Int, height: Int, threshold: Double) throws(FaceCropError) -> [DetectedFace] {
+    /// Faces in packed RGB, in its pixels; found on a copy scaled down to `maxSide` (long side) when it is
+    /// longer (0: as given).
+    func detect(rgb: UnsafePointer<UInt8>, width: Int, height: Int, maxSide: Int = 0, threshold: Double) throws(FaceCropError) -> [DetectedFace] {
         var faces = [OCVFace](repeating: OCVFace(), count: 2048)
         var count: Int32 = 0
         let (rc, message) = withErrorBuffer { error, size in
             handle.withLock { h in
-                ocv_detect(h.pointer, rgb, Int32(width), Int32(height), Float(threshold), &faces, Int32(faces.count), &count, error, size)
+                ocv_detect(
+                    h.pointer, rgb, Int32(width), Int32(height), Int32(clamping: maxSide), Float(threshold), &faces, Int32(faces.count), &count, error, size)
             }
         }
         guard rc == 0 else { throw .detector(message) }

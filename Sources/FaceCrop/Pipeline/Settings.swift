@@ -46,6 +46,7 @@ extension VideoOptions {
     /// Throws `FaceCropError.invalidSetting` for the first value outside facecrop's ranges.
     public func check() throws(FaceCropError) {
         try checkSetting(frames, Limits.frames, "VideoOptions.frames")
+        try checkSetting(finalists, Limits.frames, "VideoOptions.finalists")
         try checkSetting(stabilityThreshold, Limits.positive, "VideoOptions.stabilityThreshold")
         try checkSetting(historyLength, (1...10_000, "an integer from 1 to 10000"), "VideoOptions.historyLength")
         try checkSetting(maxDuration, Limits.positive, "VideoOptions.maxDuration")

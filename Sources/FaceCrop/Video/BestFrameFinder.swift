@@ -189,21 +189,20 @@ public struct BestFrameFinder: Sendable {
         return waited
     }
 
-    /// The size faces are detected on: the analysis size, halved in every-frame mode (cheap enough to keep up
-    /// with the decoder).
-    func detectionSize(_ info: VideoInfo) -> ImageSize {
-        Self.frameSize(for: info, longSide: options.everyFrame ? max(32, cropper.analysisSize / 2) : cropper.analysisSize)
-    }
+    /// The long side faces are screened at: half the analysis size (their quality is measured at the analysis
+    /// size).
+    static func screenSide(_ analysisSize: Int) -> Int { max(32, analysisSize / 2) }
 
-    /// Analyses the input: every sampled frame registered, searched for faces and scored; then the choice.
+    /// Analyses the input in two stages. Every frame to analyse is decoded, registered and screened: faces found
+    /// by a fast detector (YuNet, for CenterFace) at half the analysis size, scored at the analysis size without
+    /// the 68 landmarks or the expression model. Then the `options.finalists` best-screened frames, spread over the video
+    /// (`FrameSelection.finalists`), are scored in full: the cropper's detector at the analysis size and the
+    /// whole capture quality. The best finalist, or the still, is chosen. With at least as many finalists as
+    /// frames, every frame is scored in full at once.
     public func analyze(_ input: String) throws(VideoError) -> VideoAnalysis {
         let start = ContinuousClock.now
         do { try options.check() } catch { throw .image(error) }
         let resolved = try Self.resolve(input, includeStill: options.includeStill)
-        let decoder = try Self.open(resolved.video, options: options, maxPixels: cropper.maxPixels)
-        let info = decoder.info
-        let size = detectionSize(info)
-        let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
         // A Live Photo's still is read and searched on a thread of its own meanwhile.
         let cropper = cropper
         let stillTask = resolved.still.map { path in
@@ -211,53 +210,21 @@ public struct BestFrameFinder: Sendable {
                 do throws(FaceCropError) { return try cropper.analyze(path) } catch { throw VideoError.image(error) }
             }
         }
-        // Frames to analyse go to `analysisThreads` workers (the detector and the expression model serialise
-        // themselves; the rest runs in parallel) while this thread registers and the decoder runs ahead.
-        let path = resolved.video
-        let stableOnly = options.stableOnly
-        let work = FrameQueue<(index: Int, frame: Registered)>(capacity: 2 * Self.analysisThreads)
-        let results = Mutex<[Int: Result<FrameAnalysis, VideoError>]>([:])
-        let workers = (0..<Self.analysisThreads).map { _ in
-            BackgroundTask<Void> {
-                while let job = work.pop() {
-                    let result = Result { () throws(VideoError) in try analyzeSample(job.frame, path: path) }
-                    results.withLock {
-                        $0[job.index] = result
-                        Self.keepBest(&$0, count: Self.keptFrames, stableOnly: stableOnly)
-                    }
-                    if case .failure = result { work.cancel() }
-                }
-            }
-        }
-        var submitted = 0
-        let waited: Double
-        do {
-            waited = try Self.forEachFrame(
-                decoder, samples: samples, options: options, rgb: size, analysisScale: Double(cropper.analysisSize), keep: true
-            ) {
-                (r) throws(VideoError) in
-                guard r.isSample, r.frame.image != nil else { return }
-                guard work.push((submitted, r)) else { throw .decoder("analysis stopped") }  // a worker failed: its error follows
-                submitted += 1
-            }
-        } catch {
-            work.cancel()
-            for worker in workers { try? worker.value() }
+        let stage: Screened
+        do { stage = try screen(resolved.video) } catch {
             _ = try? stillTask?.value()
-            throw results.withLock { $0.values.compactMap { r -> VideoError? in if case .failure(let e) = r { return e } else { return nil } }.first } ?? error
+            throw error
         }
-        work.finish()
-        for worker in workers { try? worker.value() }
+        var frames = stage.frames
         let stillResult = stillTask.map { task in
             Result { () throws(VideoError) in
                 do { return try task.value() } catch { throw error as? VideoError ?? .decoder("\(error)") }
             }
         }
-        var frames: [FrameAnalysis] = []
-        for index in 0..<submitted {
-            guard let result = results.withLock({ $0[index] }) else { throw .decoder("frame \(index) was not analysed") }
-            frames.append(try result.get())
-        }
+        let finalistStart = ContinuousClock.now
+        if stage.screen != nil { try scoreFinalists(&frames, info: stage.info, video: resolved.video) }
+        let finalistTime = FaceCropper.ms(finalistStart, .now)
+        let size = Self.frameSize(for: stage.info, longSide: cropper.analysisSize)
         var still: Analysis?
         if let stillPath = resolved.still, let stillResult {
             let full = try stillResult.get()
@@ -277,16 +244,136 @@ public struct BestFrameFinder: Sendable {
             frames.append(result)
             still = full
         }
-        let candidates = frames.map { FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.isStill ? nil : $0.stable, isStill: $0.isStill) }
+        let candidates = frames.map {
+            FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.isStill ? nil : $0.stable, isStill: $0.isStill, finalist: $0.finalist)
+        }
+        let choice = FrameSelection.choose(candidates, stableOnly: options.stableOnly)
+        // Only the choice's decoded picture is still needed.
+        var chosen: Int?
+        if case .chosen(let index, _) = choice { chosen = index }
+        for i in frames.indices where i != chosen { frames[i].kept = nil }
         var analysis = VideoAnalysis(
-            input: resolved, info: info, analysisSize: size, frames: frames, scores: FrameSelection.scores(candidates),
-            choice: FrameSelection.choose(candidates, stableOnly: options.stableOnly), still: still)
+            input: resolved, info: stage.info, analysisSize: size, screen: stage.screen, frames: frames, scores: FrameSelection.scores(candidates),
+            choice: choice, still: still)
         analysis.timings.analyze = FaceCropper.ms(start, .now)
-        analysis.timings.decodeWait = waited
+        analysis.timings.decodeWait = stage.waited
+        analysis.timings.finalists = finalistTime
         return analysis
     }
 
-    /// Decoded frames kept for the full-resolution copy of the choice: the best few so far.
+    /// The first stage's outcome: the video's description, every analysed frame, the milliseconds spent
+    /// waiting for the decoder, and how the frames were screened (nil: all scored in full already).
+    struct Screened {
+        var info: VideoInfo
+        var frames: [FrameAnalysis]
+        var waited: Double
+        var screen: ScreenInfo?
+    }
+
+    /// The first stage: decodes, registers and screens (or, with as many finalists as frames, fully scores)
+    /// every frame to analyse. The decoder is closed on return, before the second stage needs the memory.
+    func screen(_ video: String) throws(VideoError) -> Screened {
+        let decoder = try Self.open(video, options: options, maxPixels: cropper.maxPixels)
+        let info = decoder.info
+        let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
+        let frameCount = samples?.count ?? info.frameCount
+        let screening = frameCount <= 0 || options.finalists < frameCount
+        let detector: FaceDetector
+        let threshold: Double
+        if screening, cropper.detector.kind == .centerface {
+            do { detector = try FaceDetector(kind: .yunet) } catch { throw .image(error) }
+            threshold = DetectorKind.yunet.profile.threshold
+        } else {
+            (detector, threshold) = (cropper.detector, cropper.threshold)
+        }
+        // Screened faces are found at half the analysis size, and measured at the analysis size.
+        let screenSide = screening ? Self.screenSide(cropper.analysisSize) : nil
+        // Frames to analyse go to `analysisThreads` workers (the detector and the expression model serialise
+        // themselves; the rest runs in parallel) while this thread registers and the decoder runs ahead.
+        let stableOnly = options.stableOnly
+        let kept = Self.keptFrames + (screening ? min(options.finalists, Self.keptFrames) : 0)
+        let work = FrameQueue<(index: Int, frame: Registered)>(capacity: 2 * Self.analysisThreads)
+        let results = Mutex<[Int: Result<FrameAnalysis, VideoError>]>([:])
+        let workers = (0..<Self.analysisThreads).map { _ in
+            BackgroundTask<Void> {
+                while let job = work.pop() {
+                    let result = Result { () throws(VideoError) in
+                        try analyzeSample(job.frame, path: video, detector: detector, threshold: threshold, screenSide: screenSide)
+                    }
+                    results.withLock {
+                        $0[job.index] = result
+                        Self.keepBest(&$0, count: kept, stableOnly: stableOnly)
+                    }
+                    if case .failure = result { work.cancel() }
+                }
+            }
+        }
+        var submitted = 0
+        let waited: Double
+        do {
+            waited = try Self.forEachFrame(
+                decoder, samples: samples, options: options, rgb: Self.frameSize(for: info, longSide: cropper.analysisSize),
+                analysisScale: Double(cropper.analysisSize), keep: true
+            ) {
+                (r) throws(VideoError) in
+                guard r.isSample, r.frame.image != nil else { return }
+                guard work.push((submitted, r)) else { throw .decoder("analysis stopped") }  // a worker failed: its error follows
+                submitted += 1
+            }
+        } catch {
+            work.cancel()
+            for worker in workers { try? worker.value() }
+            throw results.withLock { $0.values.compactMap { r -> VideoError? in if case .failure(let e) = r { return e } else { return nil } }.first } ?? error
+        }
+        work.finish()
+        for worker in workers { try? worker.value() }
+        var frames: [FrameAnalysis] = []
+        for index in 0..<submitted {
+            guard let result = results.withLock({ $0[index] }) else { throw .decoder("frame \(index) was not analysed") }
+            frames.append(try result.get())
+        }
+        let screen = screenSide.map {
+            let size = Self.frameSize(for: info, longSide: $0)
+            return ScreenInfo(detector: detector.kind, threshold: threshold, width: size.width, height: size.height, finalists: options.finalists)
+        }
+        return Screened(info: info, frames: frames, waited: waited, screen: screen)
+    }
+
+    /// Finalists at least this far apart in time while there are enough of them (seconds): a blink closes the
+    /// eyes for about 0.1–0.3 s.
+    static let finalistSpacing = 0.25
+
+    /// The second stage: marks the finalists among screened `frames` and scores them in full at the analysis
+    /// size, from their kept decoded pictures (decoded again, from one new decoder, where a picture was let go);
+    /// the other frames let go of theirs.
+    func scoreFinalists(_ frames: inout [FrameAnalysis], info: VideoInfo, video: String) throws(VideoError) {
+        let screened = frames.map { FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.stable, finalist: false) }
+        let picked = Set(
+            FrameSelection.finalists(
+                screened, times: frames.map { $0.time ?? 0 }, count: options.finalists, spacing: Self.finalistSpacing, stableOnly: options.stableOnly))
+        let size = Self.frameSize(for: info, longSide: cropper.analysisSize)
+        var decoder: VideoDecoder?
+        for i in frames.indices {
+            frames[i].finalist = picked.contains(i)
+            guard frames[i].finalist else {
+                frames[i].kept = nil
+                continue
+            }
+            let time = frames[i].time ?? 0
+            let image: RGBImage
+            if let kept = frames[i].kept {
+                image = try kept.rgb(size)
+            } else {
+                if decoder == nil { decoder = try VideoDecoder(video, maxPixels: cropper.maxPixels) }
+                guard let decoded = try decoder?.readRGB(at: time, size: size) else { throw .decoder("frame at \(time) s could not be decoded again") }
+                image = decoded
+            }
+            try score(&frames[i], image: image, path: video, detector: cropper.detector, threshold: cropper.threshold)
+        }
+    }
+
+    /// Decoded frames kept for the full-resolution copy of the choice: the best few so far (and as many again,
+    /// at most, for the finalists).
     static let keptFrames = 3
 
     /// Lets go of the decoded frames of all but the `count` best frames analysed so far (`KeptFrames.released`).
@@ -313,14 +400,20 @@ public struct BestFrameFinder: Sendable {
     /// Threads analysing frames at once.
     static let analysisThreads = 2
 
-    /// One frame to analyse: faces, their capture quality, and the stability measured for it.
-    func analyzeSample(_ r: Registered, path: String) throws(VideoError) -> FrameAnalysis {
+    /// One frame to analyse: faces (`detector` at `threshold`), their capture quality, and the stability
+    /// measured for it. Scored in full, or with `screenSide` screened (`QualityAnalyzer.screen`), the faces
+    /// found on a copy that long.
+    func analyzeSample(_ r: Registered, path: String, detector: FaceDetector, threshold: Double, screenSide: Int?) throws(VideoError) -> FrameAnalysis {
         guard let image = r.frame.image else { throw .decoder("frame at \(r.frame.time) s has no pixels to analyse") }
-        let analysis = try analyzeFrame(image, path: path)
-        var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: analysis.faces, quality: [])
+        var result = FrameAnalysis(time: r.frame.time, isStill: false, faces: [], quality: [])
         result.kept = r.frame.kept
         (result.shift, result.response, result.drift, result.stable) = (r.shift, r.response, r.drift, r.stable)
-        do { result.quality = try quality.assess(analysis) } catch { throw .image(error) }
+        if let screenSide {
+            result.faces = try faces(in: image, detector: detector, threshold: threshold, maxSide: screenSide)
+            do { result.quality = try quality.screen(image, faces: result.faces, detector: detector.kind) } catch { throw .image(error) }
+        } else {
+            try score(&result, image: image, path: path, detector: detector, threshold: threshold)
+        }
         // Kept for the contact sheet at its tile size, not the analysis size: 900 frames take 13 MB, not 800.
         if options.keepFrames {
             do { result.frame = try image.fitting(keptFrameSize) } catch { throw .image(error) }
@@ -328,21 +421,30 @@ public struct BestFrameFinder: Sendable {
         return result
     }
 
-    /// Faces of one in-memory frame at the analysis size, as an `Analysis` the quality analyser can read.
-    func analyzeFrame(_ frame: RGBImage, path: String) throws(VideoError) -> Analysis {
+    /// Finds the faces of `frame` (`detector` at `threshold`) and scores them in full.
+    func score(_ result: inout FrameAnalysis, image frame: RGBImage, path: String, detector: FaceDetector, threshold: Double) throws(VideoError) {
         let size = ImageSize(width: frame.width, height: frame.height)
+        let faces = try faces(in: frame, detector: detector, threshold: threshold, maxSide: 0)
         do {
-            return try withVipsErrors(
-                {
-                    let image = try frame.vipsImage
-                    let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
-                        try cropper.detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, threshold: cropper.threshold)
-                    }
-                    let faces = FaceCropper.observations(FaceCropper.dropWeak(detected, kind: cropper.detector.kind), analysisSize: size)
-                    return Analysis(
-                        path: path, storedSize: size, orientation: .up, loader: .video, detector: cropper.detector.kind, faces: faces, analysisSize: size,
-                        preview: image, decoded: image)
-                }, vips: { .imageProcessing($0.message) })
+            let image = try withVipsErrors({ try frame.vipsImage }, vips: { .imageProcessing($0.message) })
+            let analysis = Analysis(
+                path: path, storedSize: size, orientation: .up, loader: .video, detector: detector.kind, faces: faces, analysisSize: size,
+                preview: image, decoded: image)
+            (result.faces, result.quality) = (faces, try quality.assess(analysis))
+        } catch {
+            throw .image(error)
+        }
+    }
+
+    /// The faces `detector` finds at `threshold` in `frame`, on a copy scaled down to `maxSide` if longer (0:
+    /// the frame as it is).
+    func faces(in frame: RGBImage, detector: FaceDetector, threshold: Double, maxSide: Int) throws(VideoError) -> [FaceObservation] {
+        do {
+            let detected = try frame.pixels.withUnsafeBufferPointer { (rgb) throws(FaceCropError) in
+                try detector.detect(rgb: rgb.baseAddress!, width: frame.width, height: frame.height, maxSide: maxSide, threshold: threshold)
+            }
+            return FaceCropper.observations(
+                FaceCropper.dropWeak(detected, kind: detector.kind), analysisSize: ImageSize(width: frame.width, height: frame.height))
         } catch {
             throw .image(error)
         }

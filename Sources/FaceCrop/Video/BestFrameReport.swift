@@ -64,7 +64,7 @@ extension BestFrameFinder {
                         components: q.components.mapValues { $0.rounded(4) })
                 },
                 score: analysis.scores[i]?.rounded(4), shift: f.shift.map { Shift(x: $0.x.rounded(3), y: $0.y.rounded(3)) },
-                response: f.response?.rounded(4), drift: f.drift?.manhattan.rounded(3), stable: f.stable, chosen: i == chosen)
+                response: f.response?.rounded(4), drift: f.drift?.manhattan.rounded(3), stable: f.stable, finalist: f.finalist, chosen: i == chosen)
         }
         var chosenInfo: ChosenFrame?
         let outcome: String
@@ -87,7 +87,7 @@ extension BestFrameFinder {
             analysis: VideoAnalysisInfo(
                 width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: cropper.detector.kind,
                 threshold: cropper.threshold, mode: options.everyFrame ? "every-frame" : "sampled",
-                requested: options.everyFrame ? nil : options.frames),
+                requested: options.everyFrame ? nil : options.frames, screen: analysis.screen),
             stability: StabilitySettings(threshold: options.stabilityThreshold, history: options.historyLength, stableOnly: options.stableOnly),
             frames: frames, outcome: outcome, chosen: chosenInfo, crop: crop, output: output, timings: timings)
     }
@@ -119,6 +119,8 @@ public struct VideoAnalysisInfo: Codable, Sendable {
     public var mode: String
     /// Frames asked for in sampled mode.
     public var requested: Int?
+    /// How the frames were screened before the finalists were scored in full (absent: every frame was).
+    public var screen: ScreenInfo?
 }
 
 /// The stability settings a best frame was chosen with: threshold, window length, `--stable-only`.
@@ -129,7 +131,7 @@ public struct StabilitySettings: Codable, Sendable {
 }
 
 /// One candidate frame (or the Live Photo's still) in `facecrop best-frame --json`: its faces, score and
-/// stability, and whether it was chosen.
+/// stability, whether it was a finalist, and whether it was chosen.
 public struct FrameReport: Codable, Sendable {
     public var index: Int
     /// "video" or "still".
@@ -142,6 +144,8 @@ public struct FrameReport: Codable, Sendable {
     public var response: Double?
     public var drift: Double?
     public var stable: Bool?
+    /// Scored in full (false: screened only, not a candidate for the choice).
+    public var finalist: Bool
     public var chosen: Bool
 }
 

@@ -22,6 +22,9 @@ public struct VideoOptions: Sendable {
     public var includeStill = true
     /// Keep the analysed frames (for a contact sheet).
     public var keepFrames = false
+    /// Frames scored in full (`BestFrameFinder`'s second stage); the others are screened only. As many as the
+    /// frames analysed, or more: every frame in full, nothing screened.
+    public var finalists = 3
     public init() {}
 
     public static let videoExtensions = ["mov", "mp4", "m4v"]
@@ -48,16 +51,33 @@ public struct FrameAnalysis: Sendable {
     public var stable: Bool?
     /// The analysed pixels, with `VideoOptions.keepFrames`.
     public var frame: RGBImage?
-    /// The decoded frame, kept while this frame is among the best few so far: the chosen frame's full-resolution
-    /// copy comes from it, without decoding it again.
+    /// Scored in full; false: screened only (a faster detector, no eyes, mouth or expression), and not a
+    /// candidate for the choice.
+    public var finalist = true
+    /// The decoded frame, kept while this frame is among the best few so far: the finalists' analysis copies and
+    /// the chosen frame's full-resolution copy come from it, without decoding it again.
     var kept: KeptFrame?
+}
+
+/// How the frames were screened before the finalists were scored in full (`BestFrameFinder.analyze`).
+public struct ScreenInfo: Codable, Sendable, Hashable {
+    /// The screen's detector and its threshold, and the size of the frames it looked at.
+    public var detector: DetectorKind
+    public var threshold: Double
+    public var width: Int
+    public var height: Int
+    /// Frames asked to be scored in full.
+    public var finalists: Int
 }
 
 /// Everything the choice of a best frame was made from.
 public struct VideoAnalysis: Sendable {
     public var input: VideoInput
     public var info: VideoInfo
+    /// The size the finalists (or, when nothing was screened, all frames) were analysed at.
     public var analysisSize: ImageSize
+    /// How the frames were screened; nil: every frame was scored in full.
+    public var screen: ScreenInfo?
     /// Video frames in time order, then the still.
     public var frames: [FrameAnalysis]
     public var scores: [Double?]
@@ -72,11 +92,12 @@ public struct VideoAnalysis: Sendable {
     }
 }
 
-/// Milliseconds: opening and analysing every frame (decode overlapped), of which waiting for the decoder,
-/// and writing the chosen frame.
+/// Milliseconds: opening and analysing every frame (decode overlapped), of which waiting for the decoder and
+/// scoring the finalists in full, and writing the chosen frame.
 public struct VideoTimings: Codable, Sendable, Hashable {
     public var analyze = 0.0
     public var decodeWait = 0.0
+    public var finalists = 0.0
     public var write = 0.0
     public var total = 0.0
 }
