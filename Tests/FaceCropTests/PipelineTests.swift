@@ -235,7 +235,7 @@ struct PipelineTests {
     }
 
     /// A mild blur lowers the score, strictly, at every step from σ 0.5 to 3 (a soft frame must never beat the
-    /// sharp one in best-frame). True Gaussian kernels in float, rounded back to 8 bits (libvips' default kernel
+    /// sharp one in best-frame), and best-frame's screen too. True Gaussian kernels in float, rounded back to 8 bits (libvips' default kernel
     /// cuts σ 0.5 down to nothing, and its integer kernels shift the brightness by a few grey levels); every
     /// level, the sharp one included, written as PNG so that only the blur differs. The repository's copies of
     /// the three public-domain portraits (Golden/SOURCES.md).
@@ -246,6 +246,7 @@ struct PipelineTests {
         let analyzer = try QualityAnalyzer(landmarks: LandmarkFixtures.fitter)
         let source = Fixtures.path(input)
         var scores = [Double]()
+        var screened = [Double]()
         for sigma in [0, 0.5, 1, 1.5, 2, 3] {
             let out = dir.appendingPathComponent("blur\(sigma).png").path
             let blurred = dir.appendingPathComponent("blur\(sigma).v").path
@@ -260,8 +261,12 @@ struct PipelineTests {
             for arguments in steps { try Fixtures.vips(arguments) }
             let analysis = try cropper.analyze(out)
             scores.append(try analyzer.assess(analysis).map(\.score).max() ?? 0)
+            // best-frame's screen, on the analysis-size copy as on a video frame.
+            let frame = try withVipsErrors({ try RGBImage(analysis.preview) }, vips: { .imageProcessing($0.message) })
+            screened.append(try analyzer.screen(frame, faces: analysis.faces, detector: analysis.detector).map(\.score).max() ?? 0)
         }
         #expect(zip(scores, scores.dropFirst()).allSatisfy { $1 < $0 }, "\(input): \(scores)")
+        #expect(zip(screened, screened.dropFirst()).allSatisfy { $1 < $0 }, "\(input), screened: \(screened)")
     }
 
     /// An image too large to decode whole is read again, sequentially, for its faces' quality: each face is cut

@@ -43,6 +43,7 @@ typedef struct {
 /// that frames have at most max_pixels pixels (before decoding any), then decodes the first frame.
 int video_open(const char *path, int threads, int64_t max_pixels, VideoHandle **out, VideoStreamInfo *info, char *error,
             size_t error_size);
+/// Closes the video and hands the heap memory freed back to the system (malloc_trim).
 void video_close(VideoHandle *video);
 
 /// Decodes the frame nearest `at` seconds: the first that starts at most half a frame before it (a tie goes

@@ -80,6 +80,7 @@ extension BestFrameFinder {
         var timings = analysis.timings
         timings.analyze = timings.analyze.rounded(2)
         timings.decodeWait = timings.decodeWait.rounded(2)
+        timings.finalists = timings.finalists.rounded(2)
         timings.write = timings.write.rounded(2)
         timings.total = timings.total.rounded(2)
         return BestFrameReport(
