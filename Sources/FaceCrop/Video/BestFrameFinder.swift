@@ -1,13 +1,14 @@
 // Best frame of a video or Live Photo: one thread decodes small copies of the frames needed, this one registers
-// consecutive frames and tracks stability, two workers detect and score the frames to analyse; then the choice
-// (FaceCropCore.FrameSelection), and the winner, whose decoded picture was kept, written at full resolution,
-// cropped or whole, through the image pipeline. `stability` (Stability.swift) runs the registration alone.
+// consecutive frames and tracks stability, two workers screen the frames to analyse; after decoding, the
+// finalists are scored in full, then the choice (FaceCropCore.FrameSelection), and the winner, whose decoded
+// picture was kept, written at full resolution, cropped or whole, through the image pipeline. `stability`
+// (Stability.swift) runs the registration alone.
 import FaceCropCore
 import Synchronization
 
 /// Picks the best frame of a video or Live Photo, as `facecrop best-frame` does: `analyze` decodes small copies
-/// of the frames to look at, tracks how steady the picture is, finds and scores the faces, and chooses
-/// (`FrameSelection`); `write` writes the chosen frame at full resolution (from the decoded picture kept for
+/// of the frames to look at, tracks how steady the picture is, screens their faces, scores the best few frames'
+/// faces in full, and chooses (`FrameSelection`); `write` writes the chosen frame at full resolution (from the decoded picture kept for
 /// it), cropped around its faces or whole. `stability` measures the steadiness alone.
 ///
 /// ```swift
@@ -16,7 +17,7 @@ import Synchronization
 /// let output = try finder.write(analysis, to: "best.jpg", crop: CropOptions(), cropped: true)
 /// ```
 public struct BestFrameFinder: Sendable {
-    /// Detects faces in each frame (its detector, threshold and analysis size) and crops the chosen one.
+    /// Detects faces in the finalists (its detector, threshold and analysis size) and crops the chosen one.
     public let cropper: FaceCropper
     /// Scores the faces of each frame.
     public let quality: QualityAnalyzer

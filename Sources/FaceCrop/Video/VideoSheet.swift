@@ -3,7 +3,8 @@ import FaceCropCore
 
 extension BestFrameFinder {
     /// Every analysed frame (kept with `VideoOptions.keepFrames`) with its faces boxed in the colour of their
-    /// score, its time, frame score, face count and stability; the chosen one highlighted.
+    /// score, its time, frame score ("screened" for a frame screened only), face count and stability; the
+    /// chosen one highlighted.
     public func writeContactSheet(_ analysis: VideoAnalysis, to path: String) throws(VideoError) {
         let chosen = analysis.chosenIndex
         let tiles = analysis.frames.enumerated().compactMap { i, f -> ContactSheet.Tile? in
@@ -15,7 +16,7 @@ extension BestFrameFinder {
                 image.stroke(face.boundingBox(in: size), color: .forScore(q.score), thickness: thickness)
             }
             let when = f.isStill ? "#\(i) still" : "#\(i) \(String(((f.time ?? 0) * 100).rounded() / 100)) s"
-            let score = analysis.scores[i].map { "score \(String(($0 * 1000).rounded() / 1000))" } ?? "no face"
+            let score = analysis.scores[i].map { "\(f.finalist ? "score" : "screened") \(String(($0 * 1000).rounded() / 1000))" } ?? "no face"
             let stability = f.stable.map { $0 ? "stable" : "moving" } ?? ""
             var caption = [when + (i == chosen ? "  CHOSEN" : ""), "\(score), \(f.faces.count) face\(f.faces.count == 1 ? "" : "s")"]
             if !stability.isEmpty { caption.append(stability) }
