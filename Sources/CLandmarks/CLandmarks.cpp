@@ -18,13 +18,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <malloc.h>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -93,10 +96,50 @@ template <> struct image_traits<clm::RGBView> {
 };
 } // namespace dlib
 
+// The model as clm_fit walks it: dlib's cascades of regression trees, with each split in 8 bytes and each leaf's
+// values as 16-bit integers times a scale of the leaf's own. Half of dlib's floats (33 MB instead of 65 MB for the
+// 68-point model); each value within 1/65534 of its leaf's largest, which moves a point by a few thousandths of
+// a pixel.
+struct CompactSplit {
+    uint16_t idx1, idx2;
+    float thresh;
+};
+struct CompactModel {
+    Shape initial;
+    Anchors anchors;
+    Deltas deltas;
+    std::vector<uint32_t> cascade_trees; // cascade c's trees: cascade_trees[c] ..< cascade_trees[c + 1]
+    std::vector<uint32_t> tree_splits;   // tree t's splits: tree_splits[t] ..< tree_splits[t + 1]; its leaves from
+                                         // tree_splits[t] + t on (a tree has one leaf more than splits)
+    std::vector<CompactSplit> splits;
+    std::vector<int16_t> leaves; // leaf l's values from l * initial.size() on
+    std::vector<float> scales;   // per leaf
+
+    void begin_cascade() {
+        if (tree_splits.empty()) tree_splits.push_back(0);
+        cascade_trees.push_back(uint32_t(tree_splits.size() - 1));
+    }
+    void add_split(uint32_t idx1, uint32_t idx2, float thresh) { splits.push_back({uint16_t(idx1), uint16_t(idx2), thresh}); }
+    void end_tree() { tree_splits.push_back(uint32_t(splits.size())); }
+    void add_leaf(const float *values) {
+        const size_t length = size_t(initial.size());
+        float largest = 0;
+        for (size_t k = 0; k < length; k++) largest = std::max(largest, std::abs(values[k]));
+        const float scale = largest / 32767.f;
+        scales.push_back(scale);
+        for (size_t k = 0; k < length; k++) leaves.push_back(int16_t(scale > 0 ? std::lround(values[k] / scale) : 0));
+    }
+    void finish() { cascade_trees.push_back(uint32_t(tree_splits.size() - 1)); }
+};
+
 struct CLMPredictor {
-    dlib::shape_predictor model;
+    CompactModel model;
     bool from_cache = false;
     std::string written_cache; // empty unless this load wrote the cache
+    std::string model_path;
+    // dlib's own predictor, parsed on the first clm_fit_reference (tests only).
+    std::once_flag reference_once;
+    std::unique_ptr<dlib::shape_predictor> reference;
 };
 
 namespace {
@@ -105,17 +148,18 @@ using facecrop::guarded;
 using facecrop::set_error;
 
 // ---------------------------------------------------------------------------------------------------------
-// The raw cache. Native byte order, one file per model name in the cache folder, keyed by the model's size
-// and modification time in its header:
+// The raw cache: the compact model (CompactModel below). Native byte order, one file per model name in the
+// cache folder, keyed by the model's size and modification time in its header:
 //   magic "FCLMRAW1", u32 0x01020304 (byte order), u32 format version, u64 model size, i64 mtime s, i64 mtime ns,
 //   u64 shape length (2 x parts), f32 initial shape[shape length], u64 cascades, then per cascade:
 //     u64 feature pixels, u32 anchor[pixels], f32 delta (x, y)[pixels], u64 trees, then per tree:
-//       u64 splits, (u32 idx1, u32 idx2, f32 threshold)[splits], f32 leaf values[(splits + 1) x shape length]
-//   and the magic again at the end.
+//       u64 splits, (u32 idx1, u32 idx2, f32 threshold)[splits], then per leaf (splits + 1 of them):
+//         f32 scale, i16 values[shape length]
+//   and the magic again at the end. Format 1 held dlib's float leaves; a cache of another format is replaced.
 // Every count is checked against the bytes left and against dlib's requirements before it is used, so a
 // damaged or truncated cache is rejected (and replaced), never trusted.
 constexpr char kMagic[8] = {'F', 'C', 'L', 'M', 'R', 'A', 'W', '1'};
-constexpr uint32_t kByteOrder = 0x01020304, kVersion = 1;
+constexpr uint32_t kByteOrder = 0x01020304, kVersion = 2;
 
 struct ModelKey {
     uint64_t size;
@@ -173,14 +217,8 @@ struct Reader {
     bool count(uint64_t &n, uint64_t item_size) { return value(n) && (item_size == 0 || n <= left / item_size); }
 };
 
-bool write_cache(const dlib::shape_predictor &model, const ModelKey &key, const std::string &path) {
-    const Shape &shape = initial_shape(model);
-    const Forests &trees = forests(model);
-    const Anchors &anchor = anchors(model);
-    const Deltas &delta = deltas(model);
-    const uint64_t length = uint64_t(shape.size());
-    if (trees.size() != anchor.size() || anchor.size() != delta.size()) return false;
-
+bool write_cache(const CompactModel &m, const ModelKey &key, const std::string &path) {
+    const uint64_t length = uint64_t(m.initial.size());
     static std::atomic<unsigned> counter{0};
     const std::string temp = path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
     FILE *file = std::fopen(temp.c_str(), "wb");
@@ -195,30 +233,28 @@ bool write_cache(const dlib::shape_predictor &model, const ModelKey &key, const 
     w.value(key.seconds);
     w.value(key.nanoseconds);
     w.value(length);
-    w.bytes(&shape(0), length * sizeof(float));
-    w.value(uint64_t(trees.size()));
-    for (size_t c = 0; c < trees.size() && w.ok; c++) {
-        const uint64_t pixels = anchor[c].size();
-        if (delta[c].size() != pixels) w.ok = false;
-        w.value(pixels);
-        for (unsigned long a : anchor[c]) w.value(uint32_t(a));
-        for (const auto &d : delta[c]) {
+    w.bytes(&m.initial(0), length * sizeof(float));
+    const size_t cascades = m.cascade_trees.size() - 1;
+    w.value(uint64_t(cascades));
+    for (size_t c = 0; c < cascades && w.ok; c++) {
+        w.value(uint64_t(m.anchors[c].size()));
+        for (unsigned long a : m.anchors[c]) w.value(uint32_t(a));
+        for (const auto &d : m.deltas[c]) {
             w.value(d.x());
             w.value(d.y());
         }
-        w.value(uint64_t(trees[c].size()));
-        for (const dlib::impl::regression_tree &tree : trees[c]) {
-            if (tree.leaf_values.size() != tree.splits.size() + 1) w.ok = false;
-            w.value(uint64_t(tree.splits.size()));
-            for (const auto &s : tree.splits) {
-                if (s.idx1 >= pixels || s.idx2 >= pixels) w.ok = false;
-                w.value(uint32_t(s.idx1));
-                w.value(uint32_t(s.idx2));
-                w.value(s.thresh);
+        w.value(uint64_t(m.cascade_trees[c + 1] - m.cascade_trees[c]));
+        for (uint32_t t = m.cascade_trees[c]; t < m.cascade_trees[c + 1]; t++) {
+            const uint32_t first = m.tree_splits[t], count = m.tree_splits[t + 1] - first;
+            w.value(uint64_t(count));
+            for (uint32_t i = first; i < first + count; i++) {
+                w.value(uint32_t(m.splits[i].idx1));
+                w.value(uint32_t(m.splits[i].idx2));
+                w.value(m.splits[i].thresh);
             }
-            for (const Shape &leaf : tree.leaf_values) {
-                if (uint64_t(leaf.size()) != length) w.ok = false;
-                if (w.ok) w.bytes(&leaf(0), length * sizeof(float));
+            for (size_t leaf = size_t(first) + t; leaf <= size_t(first) + t + count; leaf++) {
+                w.value(m.scales[leaf]);
+                w.bytes(&m.leaves[leaf * length], length * sizeof(int16_t));
             }
         }
     }
@@ -232,7 +268,8 @@ bool write_cache(const dlib::shape_predictor &model, const ModelKey &key, const 
     return true;
 }
 
-bool read_cache(const std::string &path, const ModelKey &key, dlib::shape_predictor &model) {
+// The cache read straight into the compact model (dlib's own structures would take twice its memory).
+bool read_cache(const std::string &path, const ModelKey &key, CompactModel &model) {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
     struct stat st;
@@ -252,55 +289,85 @@ bool read_cache(const std::string &path, const ModelKey &key, dlib::shape_predic
 
     uint64_t length, cascades;
     if (!r.count(length, sizeof(float)) || length == 0 || length % 2 != 0) return false;
-    Shape shape(long(length), 1);
-    if (!r.bytes(&shape(0), length * sizeof(float))) return false;
+    CompactModel m;
+    m.initial.set_size(long(length), 1);
+    if (!r.bytes(&m.initial(0), length * sizeof(float))) return false;
     const uint64_t parts = length / 2;
     if (!r.count(cascades, 16)) return false;
-    Forests trees(cascades);
-    Anchors anchor(cascades);
-    Deltas delta(cascades);
+    m.anchors.resize(cascades);
+    m.deltas.resize(cascades);
+    m.leaves.reserve(mapping.size / sizeof(int16_t)); // an upper bound: no regrowth, untouched pages cost nothing
     for (uint64_t c = 0; c < cascades; c++) {
+        m.begin_cascade();
         uint64_t pixels, count;
-        if (!r.count(pixels, 12)) return false;
-        anchor[c].resize(pixels);
-        delta[c].resize(pixels);
-        for (auto &a : anchor[c]) {
+        if (!r.count(pixels, 12) || pixels > 65536) return false;
+        m.anchors[c].resize(pixels);
+        m.deltas[c].resize(pixels);
+        for (auto &a : m.anchors[c]) {
             uint32_t v;
             if (!r.value(v) || v >= parts) return false;
             a = v;
         }
-        for (auto &d : delta[c]) {
+        for (auto &d : m.deltas[c]) {
             float x, y;
             if (!r.value(x) || !r.value(y)) return false;
             d = dlib::vector<float, 2>(x, y);
         }
         if (!r.count(count, 8)) return false;
-        trees[c].resize(count);
-        for (dlib::impl::regression_tree &tree : trees[c]) {
+        for (uint64_t t = 0; t < count; t++) {
             uint64_t splits;
-            if (!r.count(splits, 12 + length * sizeof(float))) return false;
-            tree.splits.resize(splits);
-            for (auto &s : tree.splits) {
+            if (!r.count(splits, 12 + sizeof(float) + length * sizeof(int16_t))) return false;
+            for (uint64_t i = 0; i < splits; i++) {
                 uint32_t i1, i2;
-                if (!r.value(i1) || !r.value(i2) || !r.value(s.thresh) || i1 >= pixels || i2 >= pixels) return false;
-                s.idx1 = i1;
-                s.idx2 = i2;
+                float thresh;
+                if (!r.value(i1) || !r.value(i2) || !r.value(thresh) || i1 >= pixels || i2 >= pixels) return false;
+                m.add_split(i1, i2, thresh);
             }
+            m.end_tree();
             // dlib walks a complete binary tree: leaves = splits + 1, a power of two.
-            const uint64_t leaves = splits + 1;
-            if ((leaves & (leaves - 1)) != 0 || leaves > r.left / (length * sizeof(float))) return false;
-            tree.leaf_values.resize(leaves);
-            for (Shape &leaf : tree.leaf_values) {
-                leaf.set_size(long(length), 1);
-                if (!r.bytes(&leaf(0), length * sizeof(float))) return false;
+            const uint64_t leaves = splits + 1, leaf_bytes = sizeof(float) + length * sizeof(int16_t);
+            if ((leaves & (leaves - 1)) != 0 || leaves > r.left / leaf_bytes) return false;
+            for (uint64_t l = 0; l < leaves; l++) {
+                float scale;
+                if (!r.value(scale) || !std::isfinite(scale) || scale < 0) return false;
+                m.scales.push_back(scale);
+                m.leaves.resize(m.leaves.size() + length);
+                if (!r.bytes(&m.leaves[m.leaves.size() - length], length * sizeof(int16_t))) return false;
             }
         }
     }
     if (!r.bytes(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof magic) != 0 || r.left != 0) return false;
-    initial_shape(model) = std::move(shape);
-    forests(model) = std::move(trees);
-    anchors(model) = std::move(anchor);
-    deltas(model) = std::move(delta);
+    m.finish();
+    model = std::move(m);
+    return true;
+}
+
+// dlib's parsed predictor in the compact form; false for one clm_fit cannot walk (over 65536 feature pixels).
+bool compact(const dlib::shape_predictor &p, CompactModel &m) {
+    m.initial = initial_shape(p);
+    m.anchors = anchors(p);
+    m.deltas = deltas(p);
+    const Forests &trees = forests(p);
+    if (trees.size() != m.anchors.size() || m.anchors.size() != m.deltas.size()) return false;
+    size_t leaves = 0;
+    for (const auto &cascade : trees)
+        for (const auto &tree : cascade) leaves += tree.leaf_values.size();
+    m.leaves.reserve(leaves * size_t(m.initial.size()));
+    m.scales.reserve(leaves);
+    for (size_t c = 0; c < trees.size(); c++) {
+        m.begin_cascade();
+        if (m.anchors[c].size() > 65536) return false;
+        for (const dlib::impl::regression_tree &tree : trees[c]) {
+            for (const auto &split : tree.splits) m.add_split(uint32_t(split.idx1), uint32_t(split.idx2), split.thresh);
+            m.end_tree();
+            if (tree.leaf_values.size() != tree.splits.size() + 1) return false;
+            for (const Shape &leaf : tree.leaf_values) {
+                if (leaf.size() != m.initial.size()) return false;
+                m.add_leaf(&leaf(0));
+            }
+        }
+    }
+    m.finish();
     return true;
 }
 
@@ -336,13 +403,14 @@ extern "C" CLMPredictor *clm_create(const char *model_path, const char *cache_di
             }
         }
         if (!predictor->from_cache) {
+            auto parsed = std::make_unique<dlib::shape_predictor>();
             try {
-                dlib::deserialize(model_path) >> predictor->model;
+                dlib::deserialize(model_path) >> *parsed;
             } catch (const dlib::serialization_error &) {
                 return set_error(error, error_size, "it is not a dlib shape predictor model"), -1;
             }
-            if (predictor->model.num_parts() == 0)
-                return set_error(error, error_size, "it is not a dlib shape predictor (no parts)"), -1;
+            if (parsed->num_parts() == 0) return set_error(error, error_size, "it is not a dlib shape predictor (no parts)"), -1;
+            if (!compact(*parsed, predictor->model)) return set_error(error, error_size, "the shape predictor is too large"), -1;
             if (!cache.empty()) {
                 try {
                     std::error_code ignored;
@@ -353,6 +421,9 @@ extern "C" CLMPredictor *clm_create(const char *model_path, const char *cache_di
                 }
             }
         }
+        // dlib's parsed model and the cache's mapping are gone: hand their memory back to the system.
+        malloc_trim(0);
+        predictor->model_path = model_path;
         result = predictor.release();
         return 0;
     });
@@ -361,7 +432,7 @@ extern "C" CLMPredictor *clm_create(const char *model_path, const char *cache_di
 
 extern "C" void clm_free(CLMPredictor *predictor) { delete predictor; }
 
-extern "C" int clm_parts(const CLMPredictor *predictor) { return predictor ? int(predictor->model.num_parts()) : 0; }
+extern "C" int clm_parts(const CLMPredictor *predictor) { return predictor ? int(predictor->model.initial.size() / 2) : 0; }
 
 extern "C" int clm_loaded_from_cache(const CLMPredictor *predictor) { return predictor && predictor->from_cache; }
 
@@ -369,28 +440,40 @@ extern "C" const char *clm_written_cache(const CLMPredictor *predictor) {
     return predictor && !predictor->written_cache.empty() ? predictor->written_cache.c_str() : nullptr;
 }
 
-// shape_predictor::operator() (dlib/image_processing/shape_predictor.h) step by step through the same public
-// dlib functions, keeping the final points in sub-pixel precision instead of rounding them to dlib::point.
+// shape_predictor::operator() (dlib/image_processing/shape_predictor.h) step by step over the compact model,
+// through the same public dlib functions, keeping the final points in sub-pixel precision instead of rounding
+// them to dlib::point.
 extern "C" int clm_fit(const CLMPredictor *predictor, const uint8_t *rgb, int width, int height, float box_x,
                        float box_y, float box_w, float box_h, float *xy_out, char *error, size_t error_size) {
     if (check_fit_arguments(predictor, rgb, width, height, box_x, box_y, box_w, box_h, xy_out, error, error_size) != 0) return -1;
     return guarded(error, error_size, [&] {
         using namespace dlib::impl;
-        const dlib::shape_predictor &model = predictor->model;
-        const Shape &initial = initial_shape(model);
-        const Forests &trees = forests(model);
+        const CompactModel &m = predictor->model;
         const clm::RGBView image{rgb, height, width};
         const dlib::rectangle rect = face_rect(box_x, box_y, box_w, box_h);
-        Shape current = initial;
-        std::vector<float> feature_pixel_values;
-        for (unsigned long iter = 0; iter < trees.size(); ++iter) {
-            extract_feature_pixel_values(image, rect, current, initial, anchors(model)[iter], deltas(model)[iter],
-                                         feature_pixel_values);
-            unsigned long leaf;
-            for (unsigned long i = 0; i < trees[iter].size(); ++i) current += trees[iter][i](feature_pixel_values, leaf);
+        const long length = m.initial.size();
+        Shape current = m.initial;
+        std::vector<float> pixels;
+        for (size_t c = 0; c + 1 < m.cascade_trees.size(); c++) {
+            extract_feature_pixel_values(image, rect, current, m.initial, m.anchors[c], m.deltas[c], pixels);
+            for (uint32_t t = m.cascade_trees[c]; t < m.cascade_trees[c + 1]; t++) {
+                // dlib's regression_tree::operator(): left child 2i + 1 when the pixel difference is over the
+                // threshold, right child 2i + 2, until past the splits.
+                const uint32_t first = m.tree_splits[t], count = m.tree_splits[t + 1] - first;
+                uint32_t i = 0;
+                while (i < count) {
+                    const CompactSplit &split = m.splits[first + i];
+                    i = pixels[split.idx1] - pixels[split.idx2] > split.thresh ? 2 * i + 1 : 2 * i + 2;
+                }
+                const size_t leaf = size_t(first) + t + (i - count);
+                const int16_t *values = &m.leaves[leaf * size_t(length)];
+                const float scale = m.scales[leaf];
+                float *out = &current(0);
+                for (long k = 0; k < length; k++) out[k] += float(values[k]) * scale;
+            }
         }
         const dlib::point_transform_affine to_image = unnormalizing_tform(rect);
-        for (unsigned long i = 0; i < model.num_parts(); ++i) {
+        for (long i = 0; i < length / 2; ++i) {
             const dlib::vector<double, 2> p = to_image(location(current, i));
             xy_out[2 * i] = float(p.x());
             xy_out[2 * i + 1] = float(p.y());
@@ -404,8 +487,15 @@ extern "C" int clm_fit_reference(const CLMPredictor *predictor, const uint8_t *r
                                  size_t error_size) {
     if (check_fit_arguments(predictor, rgb, width, height, box_x, box_y, box_w, box_h, xy_out, error, error_size) != 0) return -1;
     return guarded(error, error_size, [&] {
+        CLMPredictor &p = const_cast<CLMPredictor &>(*predictor);
+        std::call_once(p.reference_once, [&] {
+            auto parsed = std::make_unique<dlib::shape_predictor>();
+            dlib::deserialize(p.model_path) >> *parsed;
+            p.reference = std::move(parsed);
+        });
+        if (!p.reference) throw std::runtime_error("dlib's predictor could not be parsed");
         const clm::RGBView image{rgb, height, width};
-        const dlib::full_object_detection shape = predictor->model(image, face_rect(box_x, box_y, box_w, box_h));
+        const dlib::full_object_detection shape = (*p.reference)(image, face_rect(box_x, box_y, box_w, box_h));
         for (unsigned long i = 0; i < shape.num_parts(); ++i) {
             xy_out[2 * i] = float(shape.part(i).x());
             xy_out[2 * i + 1] = float(shape.part(i).y());
