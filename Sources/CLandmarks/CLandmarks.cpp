@@ -1,4 +1,5 @@
-// dlib's shape predictor behind a C header, with a raw binary cache of the model. try/catch at every entry.
+// dlib's shape predictor behind a C header, kept in a compact form (16-bit leaves) with a raw binary cache of it.
+// try/catch at every entry.
 #include "CLandmarks.h"
 
 // Debian's dlib/config.h has dlib solve its small SVDs (find_similarity_transform) with BLAS and LAPACK, which
@@ -39,13 +40,12 @@ using Anchors = std::vector<std::vector<unsigned long>>;
 using Deltas = std::vector<std::vector<dlib::vector<float, 2>>>;
 
 // ---------------------------------------------------------------------------------------------------------
-// Access to shape_predictor's private members, which the cache must read and write. dlib offers no accessor,
+// Access to shape_predictor's private members, which the compact model is made from. dlib offers no accessor,
 // and the friends that can reach them (serialize/deserialize) use the slow portable format the cache exists
 // to avoid. This is the explicit-instantiation idiom: the standard exempts the names used in an explicit
 // instantiation from access checking ([temp.explicit] in C++17), so instantiating Steal with a pointer to a
-// private member is valid, and the friend function it defines hands that pointer out. Used by the cache code
-// and by clm_fit, which replays shape_predictor::operator() to keep sub-pixel points; nothing writes to a
-// predictor after it is loaded.
+// private member is valid, and the friend function it defines hands that pointer out. Used only to read a
+// predictor dlib has just parsed.
 namespace {
 template <typename Tag, typename Tag::type Pointer> struct Steal {
     friend typename Tag::type member(Tag) { return Pointer; }

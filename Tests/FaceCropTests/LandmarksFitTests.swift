@@ -86,7 +86,8 @@ struct LandmarksFitTests {
         }
     }
 
-    /// clm_fit re-runs dlib's operator() to keep sub-pixel points: rounded, they are dlib's own.
+    /// clm_fit re-runs dlib's operator() to keep sub-pixel points: rounded, they are dlib's own (on these faces the
+    /// compact model's 16-bit leaves flip no split).
     @Test func subPixelPointsRoundToDlibsOwn() throws {
         try LandmarkFixtures.withFaces("Samples/group.jpg") { rgb, w, h, faces in
             for face in faces {

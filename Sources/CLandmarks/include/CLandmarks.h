@@ -38,8 +38,9 @@ const char *clm_written_cache(const CLMPredictor *predictor);
 int clm_fit(const CLMPredictor *predictor, const uint8_t *rgb, int width, int height, float box_x, float box_y,
             float box_w, float box_h, float *xy_out, char *error, size_t error_size);
 
-/// The same fit through dlib's own shape_predictor::operator(), which rounds to whole pixels: clm_fit's points
-/// rounded to the nearest integer equal these. For tests.
+/// The same fit through dlib's own shape_predictor::operator() on its float model, parsed from the model file on
+/// the first call (about a second), which rounds to whole pixels: clm_fit's points rounded to the nearest integer
+/// equal these, unless the compact model's 16-bit leaves flipped one of the trees' splits. For tests.
 int clm_fit_reference(const CLMPredictor *predictor, const uint8_t *rgb, int width, int height, float box_x,
                       float box_y, float box_w, float box_h, float *xy_out, char *error, size_t error_size);
 
