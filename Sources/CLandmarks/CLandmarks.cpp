@@ -115,10 +115,7 @@ struct CompactModel {
     std::vector<int16_t> leaves; // leaf l's values from l * initial.size() on
     std::vector<float> scales;   // per leaf
 
-    void begin_cascade() {
-        if (tree_splits.empty()) tree_splits.push_back(0);
-        cascade_trees.push_back(uint32_t(tree_splits.size() - 1));
-    }
+    void begin_cascade() { cascade_trees.push_back(trees()); }
     void add_split(uint32_t idx1, uint32_t idx2, float thresh) { splits.push_back({uint16_t(idx1), uint16_t(idx2), thresh}); }
     void end_tree() { tree_splits.push_back(uint32_t(splits.size())); }
     void add_leaf(const float *values) {
@@ -129,7 +126,11 @@ struct CompactModel {
         scales.push_back(scale);
         for (size_t k = 0; k < length; k++) leaves.push_back(int16_t(scale > 0 ? std::lround(values[k] / scale) : 0));
     }
-    void finish() { cascade_trees.push_back(uint32_t(tree_splits.size() - 1)); }
+    void finish() { cascade_trees.push_back(trees()); }
+    uint32_t trees() {
+        if (tree_splits.empty()) tree_splits.push_back(0);
+        return uint32_t(tree_splits.size() - 1);
+    }
 };
 
 struct CLMPredictor {
