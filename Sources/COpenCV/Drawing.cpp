@@ -64,3 +64,15 @@ extern "C" int ocv_draw_text(uint8_t *rgb, int width, int height, const char *te
                     thickness, cv::LINE_AA);
     });
 }
+
+extern "C" int ocv_shrink_rgb(const uint8_t *rgb, int width, int height, uint8_t *out, int out_width, int out_height) {
+    if (!rgb || !out || width <= 0 || height <= 0 || out_width <= 0 || out_height <= 0 || out_width > width || out_height > height)
+        return -1;
+    try {
+        cv::Mat to = wrap(out, out_width, out_height);
+        cv::resize(cv::Mat(height, width, CV_8UC3, const_cast<uint8_t *>(rgb)), to, to.size(), 0, 0, cv::INTER_AREA);
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}

@@ -87,6 +87,8 @@ int ocv_draw_text(uint8_t *rgb, int width, int height, const char *text, int x, 
                   const uint8_t colour_rgb[3]);
 /// The size that text takes: width, height above the baseline, and the depth below it.
 void ocv_text_size(const char *text, double scale, int thickness, int *width, int *height, int *baseline);
+/// Packed 8-bit RGB shrunk by area into `out` (out_width x out_height, no larger than the input). Returns 0 or -1.
+int ocv_shrink_rgb(const uint8_t *rgb, int width, int height, uint8_t *out, int out_width, int out_height);
 
 #ifdef __cplusplus
 }

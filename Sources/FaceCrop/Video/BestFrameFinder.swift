@@ -417,7 +417,7 @@ public struct BestFrameFinder: Sendable {
         }
         // Kept for the contact sheet at its tile size, not the analysis size: 900 frames take 13 MB, not 800.
         if options.keepFrames {
-            do { result.frame = try image.fitting(keptFrameSize) } catch { throw .image(error) }
+            do { result.frame = try image.thumbnail(keptFrameSize) } catch { throw .image(error) }
         }
         return result
     }
