@@ -264,11 +264,14 @@ public enum CropPlanner {
 
 /// The warning for faces a crop cuts: one wording for `crop` and `batch`, agreeing with `regionFits`.
 package enum CutFaces {
-    /// nil when no face is cut. `cut` holds 0-based indices; `regionFits` is the plan's: when the faces the
-    /// strategy frames fit, the cut ones are those it leaves out, which the warning says instead of "cannot fit".
+    /// nil when no face is cut. `cut` holds 0-based indices (the first 10 are named); `regionFits` is the plan's:
+    /// when the faces the strategy frames fit, the cut ones are those it leaves out, which the warning says
+    /// instead of "cannot fit".
     package static func warning(input: String, cut: [Int], faceCount: Int, aspect: String, strategy: CropStrategy, regionFits: Bool) -> String? {
         guard !cut.isEmpty else { return nil }
-        let list = cut.map { "#\($0 + 1)" }.joined(separator: ", ")
+        // At most `listed` numbers: a crop of hundreds of faces (a low --threshold on texture) stays one readable line.
+        let listed = 10
+        let list = cut.prefix(listed).map { "#\($0 + 1)" }.joined(separator: ", ") + (cut.count > listed ? " and \(cut.count - listed) more" : "")
         let (face, verb) = cut.count == 1 ? ("face", "is") : ("faces", "are")
         if regionFits && strategy != .all {
             let framed = strategy == .largest ? "only the largest face" : "the faces around their average"
