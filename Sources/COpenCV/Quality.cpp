@@ -101,10 +101,6 @@ float crete_blur(const cv::Mat &f, float noise) {
     return std::max(direction(f, bv, true), direction(f, bh, false));
 }
 
-} // namespace
-
-namespace {
-
 // The measures of ocv_face_metrics on an RGB crop (at least 16x16).
 void face_metrics(const cv::Mat &view, OCVExpression *expression, OCVFaceMetrics *out) {
     const int width = view.cols, height = view.rows;

@@ -223,9 +223,8 @@ public struct BestFrameFinder: Sendable {
             }
         }
         let finalistStart = ContinuousClock.now
-        if stage.screen != nil { try scoreFinalists(&frames, info: stage.info, video: resolved.video) }
+        if stage.screen != nil { try scoreFinalists(&frames, size: stage.analysisSize, video: resolved.video) }
         let finalistTime = FaceCropper.ms(finalistStart, .now)
-        let size = Self.frameSize(for: stage.info, longSide: cropper.analysisSize)
         var still: Analysis?
         if let stillPath = resolved.still, let stillResult {
             let full = try stillResult.get()
@@ -254,7 +253,8 @@ public struct BestFrameFinder: Sendable {
         if case .chosen(let index, _) = choice { chosen = index }
         for i in frames.indices where i != chosen { frames[i].kept = nil }
         var analysis = VideoAnalysis(
-            input: resolved, info: stage.info, analysisSize: size, screen: stage.screen, frames: frames, scores: FrameSelection.scores(candidates),
+            input: resolved, info: stage.info, analysisSize: stage.analysisSize, screen: stage.screen, frames: frames,
+            scores: FrameSelection.scores(candidates),
             choice: choice, still: still)
         analysis.timings.analyze = FaceCropper.ms(start, .now)
         analysis.timings.decodeWait = stage.waited
@@ -262,10 +262,12 @@ public struct BestFrameFinder: Sendable {
         return analysis
     }
 
-    /// The first stage's outcome: the video's description, every analysed frame, the milliseconds spent
-    /// waiting for the decoder, and how the frames were screened (nil: all scored in full already).
+    /// The first stage's outcome: the video's description and the size its frames are analysed at, every
+    /// analysed frame, the milliseconds spent waiting for the decoder, and how the frames were screened (nil: all
+    /// scored in full already).
     struct Screened {
         var info: VideoInfo
+        var analysisSize: ImageSize
         var frames: [FrameAnalysis]
         var waited: Double
         var screen: ScreenInfo?
@@ -276,6 +278,7 @@ public struct BestFrameFinder: Sendable {
     func screen(_ video: String) throws(VideoError) -> Screened {
         let decoder = try Self.open(video, options: options, maxPixels: cropper.maxPixels)
         let info = decoder.info
+        let analysisSize = Self.frameSize(for: info, longSide: cropper.analysisSize)
         let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
         let frameCount = samples?.count ?? info.frameCount
         let screening = frameCount <= 0 || options.finalists < frameCount
@@ -313,7 +316,7 @@ public struct BestFrameFinder: Sendable {
         let waited: Double
         do {
             waited = try Self.forEachFrame(
-                decoder, samples: samples, options: options, rgb: Self.frameSize(for: info, longSide: cropper.analysisSize),
+                decoder, samples: samples, options: options, rgb: analysisSize,
                 analysisScale: Double(cropper.analysisSize), keep: true
             ) {
                 (r) throws(VideoError) in
@@ -337,7 +340,7 @@ public struct BestFrameFinder: Sendable {
             let size = Self.frameSize(for: info, longSide: $0)
             return ScreenInfo(detector: detector.kind, threshold: threshold, width: size.width, height: size.height, finalists: options.finalists)
         }
-        return Screened(info: info, frames: frames, waited: waited, screen: screen)
+        return Screened(info: info, analysisSize: analysisSize, frames: frames, waited: waited, screen: screen)
     }
 
     /// Finalists at least this far apart in time while there are enough of them (seconds): a blink closes the
@@ -345,14 +348,13 @@ public struct BestFrameFinder: Sendable {
     static let finalistSpacing = 0.25
 
     /// The second stage: marks the finalists among screened `frames` and scores them in full at the analysis
-    /// size, from their kept decoded pictures (decoded again, from one new decoder, where a picture was let go);
+    /// size (`size`), from their kept decoded pictures (decoded again, from one new decoder, where a picture was let go);
     /// the other frames let go of theirs.
-    func scoreFinalists(_ frames: inout [FrameAnalysis], info: VideoInfo, video: String) throws(VideoError) {
+    func scoreFinalists(_ frames: inout [FrameAnalysis], size: ImageSize, video: String) throws(VideoError) {
         let screened = frames.map { FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.stable, finalist: false) }
         let picked = Set(
             FrameSelection.finalists(
                 screened, times: frames.map { $0.time ?? 0 }, count: options.finalists, spacing: Self.finalistSpacing, stableOnly: options.stableOnly))
-        let size = Self.frameSize(for: info, longSide: cropper.analysisSize)
         var decoder: VideoDecoder?
         for i in frames.indices {
             frames[i].finalist = picked.contains(i)
