@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <malloc.h>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -248,6 +249,17 @@ extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, s
 }
 
 extern "C" void ocv_free(OCVDetector *detector) { delete detector; }
+
+extern "C" void ocv_release_working_memory(OCVDetector *detector) {
+    if (!detector || detector->kind != OCVDetector::centerface) return;
+    try {
+        detector->net = cv::dnn::Net();
+        detector->net_size = cv::Size(-1, -1); // no input size: centerface_detect reads the net again
+    } catch (...) {
+        return;
+    }
+    malloc_trim(0);
+}
 
 extern "C" int ocv_detect(OCVDetector *detector, const uint8_t *rgb, int width, int height, int max_side,
                           float score_threshold, OCVFace *faces, int capacity, int *count, char *error, size_t error_size) {

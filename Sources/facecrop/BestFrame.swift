@@ -136,10 +136,13 @@ struct BestFrame: ParsableCommand {
         if let contactSheet, !everyFrame {  // the sampled frames and the still; every frame is bounded by --max-frames
             try reportingErrors { () throws(FaceCropError) in try ContactSheet.check(count: options.frames + 1, path: contactSheet) }
         }
-        let cropper = try detection.makeCropper(quality: true)
+        // The landmark model is loaded after decoding, for the finalists: the two never share the memory.
+        let cropper = try detection.makeCropper(quality: true, landmarksOnFirstUse: true)
         let finder = BestFrameFinder(cropper: cropper, quality: cropper.qualityAnalyzer!, options: options)
         let start = ContinuousClock.now
-        var analysis = try reportingVideoErrors { () throws(VideoError) in try finder.analyze(input) }
+        let analyzed = Result { () throws(VideoError) in try finder.analyze(input) }
+        detection.landmarkCacheNote(cropper)
+        var analysis = try reportingVideoErrors { () throws(VideoError) in try analyzed.get() }
         if let contactSheet {
             let sheet = analysis
             try reportingVideoErrors { () throws(VideoError) in try finder.writeContactSheet(sheet, to: contactSheet) }

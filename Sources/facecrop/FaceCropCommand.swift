@@ -118,8 +118,9 @@ struct DetectionOptions: ParsableArguments {
     }
 
     /// The cropper; `quality` also loads the capture quality models (for --min-quality), with dlib's landmark
-    /// model when it is installed (else a note on standard error).
-    func makeCropper(quality: Bool = false) throws -> FaceCropper {
+    /// model when it is installed (else a note on standard error), now or, with `landmarksOnFirstUse`, when the
+    /// first face is scored in full (then the caller tells `landmarkCacheNote` afterwards).
+    func makeCropper(quality: Bool = false, landmarksOnFirstUse: Bool = false) throws -> FaceCropper {
         if let model {
             // A model that is not there is a missing input (66), not a failure of the detector.
             var st = stat()
@@ -148,12 +149,19 @@ struct DetectionOptions: ParsableArguments {
         cropper.maxFileSize = maxFileSize
         cropper.maxDecodeMemory = try maxDecodeMemory
         if quality {
-            let analyzer = try reportingErrors { () throws(FaceCropError) in try QualityAnalyzer() }
-            if analyzer.landmarkFitter == nil { printError(LandmarkFitter.missingModelNote) }
-            if let note = analyzer.landmarkFitter?.cacheWrittenNote { printError(note) }
+            let analyzer = try reportingErrors { () throws(FaceCropError) in
+                try landmarksOnFirstUse ? QualityAnalyzer.loadingLandmarksOnFirstUse() : QualityAnalyzer()
+            }
+            if !LandmarkFitter.defaultModelInstalled { printError(LandmarkFitter.missingModelNote) }
             cropper.qualityAnalyzer = analyzer
+            landmarkCacheNote(cropper)
         }
         return cropper
+    }
+
+    /// Tells the user, once, that loading the landmark model wrote its cache.
+    func landmarkCacheNote(_ cropper: FaceCropper) {
+        if let note = cropper.qualityAnalyzer?.landmarkFitter?.cacheWrittenNote { printError(note) }
     }
 }
 

@@ -31,3 +31,20 @@ struct LandmarkCacheTests {
         }
     }
 }
+
+extension LandmarkCacheTests {
+    /// best-frame loads the landmark model only for its finalists, after decoding: the note still comes once, on
+    /// a run that succeeds, and a run that reads the cache says nothing.
+    @Test func bestFrameLoadsTheModelLateAndSaysSoOnce() throws {
+        let videos = try TestVideos.dir()
+        try withScratch { dir in
+            let cache = dir.appendingPathComponent("cache").path
+            let clip = videos.appendingPathComponent("best.mp4").path
+            let first = try runFaceCrop(["best-frame", clip, "-o", "a.jpg"], in: dir, environment: ["FACECROP_CACHE_DIR": cache])
+            #expect(first.status == 0 && first.stderrLines.count == 1 && first.stderr.hasPrefix("Note: saved a "), "\(first)")
+            #expect(FileManager.default.fileExists(atPath: cache + "/shape_predictor_68_face_landmarks.dat.facecrop-raw"))
+            let second = try runFaceCrop(["best-frame", clip, "-o", "b.jpg"], in: dir, environment: ["FACECROP_CACHE_DIR": cache])
+            #expect(second.status == 0 && second.stderr.isEmpty && second.stdout == first.stdout.replacingOccurrences(of: "a.jpg", with: "b.jpg"), "\(second)")
+        }
+    }
+}

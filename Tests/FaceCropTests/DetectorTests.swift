@@ -96,6 +96,24 @@ struct DetectorTests {
         }
     }
 
+    /// A detector that let go of its working memory reads its net again: the same faces as before, at the same
+    /// size and at another, however often it lets go.
+    @Test func aDetectorFindsTheSameFacesAfterReleasingItsMemory() throws {
+        let detector = try FaceDetector(kind: .centerface)
+        let path = Self.input("group-three-16x9")
+        func faces(_ size: Int) throws -> [FaceObservation] { try FaceCropper(detector: detector, analysisSize: size).analyze(path).faces }
+        let before = try faces(640)
+        detector.releaseWorkingMemory()
+        let after = try faces(640)
+        #expect(!before.isEmpty && after.map(\.boundingBox) == before.map(\.boundingBox) && after.map(\.confidence) == before.map(\.confidence))
+        detector.releaseWorkingMemory()
+        detector.releaseWorkingMemory()
+        let fresh = try FaceCropper(detector: try FaceDetector(kind: .centerface), analysisSize: 320).analyze(path).faces
+        #expect(try faces(320).map(\.boundingBox) == fresh.map(\.boundingBox))
+        Self.yunet.releaseWorkingMemory()  // YuNet holds little: nothing to let go of, and it still detects
+        #expect(try !FaceCropper(detector: Self.yunet).analyze(path).faces.isEmpty)
+    }
+
     /// Scores are at or above the threshold, and raising it only removes faces.
     @Test(arguments: [DetectorKind.centerface, .yunet])
     func theThresholdFiltersByScore(_ kind: DetectorKind) throws {

@@ -88,6 +88,18 @@ struct PipelineTests {
         }
     }
 
+    /// Loaded on first use, dlib's model is not there until a face is assessed, and then scores exactly as a
+    /// model loaded up front.
+    @Test func landmarksLoadedOnFirstUseScoreAsLandmarksLoadedUpFront() throws {
+        let analysis = try cropper.analyze(Fixtures.path("Golden/exif-1/input.jpg"))
+        let lazy = try QualityAnalyzer.loadingLandmarksOnFirstUse(cacheDirectory: LandmarkFixtures.cacheDirectory)
+        #expect(lazy.landmarkFitter == nil)
+        let scored = try lazy.assess(analysis)
+        #expect(lazy.landmarkFitter?.pointCount == 68)
+        #expect(scored.first?.landmarks?.source == .dlib68)
+        #expect(try scored == QualityAnalyzer(landmarks: LandmarkFixtures.fitter).assess(analysis))
+    }
+
     /// Without dlib's model, quality keeps the detector's 5 points and leaves eyes and mouth out.
     @Test func withoutTheLandmarkModelQualityUsesTheDetectorsPoints() throws {
         let analysis = try cropper.analyze(Fixtures.path("Golden/exif-1/input.jpg"))

@@ -30,6 +30,9 @@ OCVDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_
 /// OpenCV Haar cascade (e.g. Debian opencv-data's haarcascade_frontalface_default.xml).
 OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size);
 void ocv_free(OCVDetector *detector);
+/// Lets go of the memory a detector's runs allocated: CenterFace's net and its intermediate buffers (the net is
+/// read again from the model's bytes before the next detection); nothing for the other detectors.
+void ocv_release_working_memory(OCVDetector *detector);
 
 /// Detects faces in packed 8-bit RGB, on a copy scaled down to `max_side` (long side) when it is longer (0: as
 /// given); boxes and points are in the given image's pixels. Writes at most `capacity` faces (best first) and

@@ -36,6 +36,13 @@ public final class FaceDetector: Sendable {
         self.handle = Mutex(Handle(pointer: pointer))
     }
 
+    /// Lets go of the memory earlier detections allocated, for a pause in detection when other work needs it:
+    /// CenterFace's net and its intermediate buffers (tens of megabytes; the net is read again before the next
+    /// detection, a few tens of milliseconds). Nothing for YuNet and Haar, which hold little.
+    public func releaseWorkingMemory() {
+        handle.withLock { ocv_release_working_memory($0.pointer) }
+    }
+
     /// Faces in packed RGB, in its pixels; found on a copy scaled down to `maxSide` (long side) when it is
     /// longer (0: as given).
     func detect(rgb: UnsafePointer<UInt8>, width: Int, height: Int, maxSide: Int = 0, threshold: Double) throws(FaceCropError) -> [DetectedFace] {

@@ -45,10 +45,13 @@ public final class LandmarkFitter: Sendable {
 
     /// The default model with the default cache, or nil when the model is not installed (then use the
     /// detector's 5 points and tell the user `missingModelNote`). Throws when the file is there but unusable.
-    public static func loadDefault() throws(FaceCropError) -> LandmarkFitter? {
-        guard access(defaultModelPath, F_OK) == 0 else { return nil }
-        return try LandmarkFitter()
+    public static func loadDefault(cacheDirectory: String? = defaultCacheDirectory) throws(FaceCropError) -> LandmarkFitter? {
+        guard defaultModelInstalled else { return nil }
+        return try LandmarkFitter(cacheDirectory: cacheDirectory)
     }
+
+    /// Whether the default model is there (`loadDefault()` loads it rather than returning nil).
+    public static var defaultModelInstalled: Bool { access(defaultModelPath, F_OK) == 0 }
 
     /// What to tell the user, once, when this load wrote the cache (nil when it did not): where the file is, how
     /// large, and how to move or remove it.

@@ -25,9 +25,21 @@ public struct ImageQuality: Codable, Sendable, Hashable {
 public final class QualityAnalyzer: Sendable {
     public let model: QualityModel
     /// dlib's 68-point predictor, for eye and mouth openness and the landmark regions; nil: the detector's 5
-    /// points only (no eyes or mouth component).
-    public let landmarkFitter: LandmarkFitter?
+    /// points only (no eyes or mouth component). Loaded on first use (`loadingLandmarksOnFirstUse`): nil until
+    /// an assessment has loaded it.
+    public var landmarkFitter: LandmarkFitter? {
+        landmarks.withLock { state in
+            if case .loaded(let fitter) = state { return fitter }
+            return nil
+        }
+    }
+    private let landmarks: Mutex<Landmarks>
     private let expression: Mutex<Handle>
+
+    private enum Landmarks {
+        case loaded(LandmarkFitter?)
+        case defaultOnFirstUse(cacheDirectory: String?)
+    }
 
     private struct Handle: ~Copyable, @unchecked Sendable {
         let pointer: OpaquePointer
@@ -41,18 +53,45 @@ public final class QualityAnalyzer: Sendable {
     /// half a pixel, lost when a larger face is scaled down to `measureHeight`, shows there.
     static let sharpnessHeight = 256
 
-    public init(model: QualityModel = .defaults, expressionModelPath: String? = nil, landmarks: LandmarkFitter?) throws(FaceCropError) {
-        let (created, message) = withErrorBuffer { ocv_expression_create(expressionModelPath, $0, $1) }
-        guard let pointer = created else { throw .detector(message) }
-        self.model = model
-        self.landmarkFitter = landmarks
-        self.expression = Mutex(Handle(pointer: pointer))
+    public convenience init(model: QualityModel = .defaults, expressionModelPath: String? = nil, landmarks: LandmarkFitter?) throws(FaceCropError) {
+        try self.init(model: model, expressionModelPath: expressionModelPath, landmarks: .loaded(landmarks))
     }
 
     /// With dlib's 68-point model when it is installed (`LandmarkFitter.loadDefault()`), else with the
     /// detector's 5 points (check `landmarkFitter`, and tell the user `LandmarkFitter.missingModelNote`).
     public convenience init(model: QualityModel = .defaults) throws(FaceCropError) {
         try self.init(model: model, landmarks: LandmarkFitter.loadDefault())
+    }
+
+    /// Like `init(model:)`, but dlib's model (35 MB in memory) is loaded by the first `assess`, and its errors
+    /// thrown there: work before it, such as `screen`, runs without that memory. Check
+    /// `LandmarkFitter.defaultModelInstalled` for the missing-model note, and `landmarkFitter` afterwards for
+    /// the cache note.
+    public static func loadingLandmarksOnFirstUse(
+        model: QualityModel = .defaults, cacheDirectory: String? = LandmarkFitter.defaultCacheDirectory
+    ) throws(FaceCropError) -> QualityAnalyzer {
+        try QualityAnalyzer(model: model, expressionModelPath: nil, landmarks: .defaultOnFirstUse(cacheDirectory: cacheDirectory))
+    }
+
+    private init(model: QualityModel, expressionModelPath: String?, landmarks: Landmarks) throws(FaceCropError) {
+        let (created, message) = withErrorBuffer { ocv_expression_create(expressionModelPath, $0, $1) }
+        guard let pointer = created else { throw .detector(message) }
+        self.model = model
+        self.landmarks = Mutex(landmarks)
+        self.expression = Mutex(Handle(pointer: pointer))
+    }
+
+    /// The fitter, the default model loaded now when it is loaded on first use (once: other callers wait).
+    private func fitter() throws(FaceCropError) -> LandmarkFitter? {
+        try landmarks.withLock { (state) throws(FaceCropError) -> LandmarkFitter? in
+            switch state {
+            case .loaded(let fitter): return fitter
+            case .defaultOnFirstUse(let cacheDirectory):
+                let fitter = try LandmarkFitter.loadDefault(cacheDirectory: cacheDirectory)
+                state = .loaded(fitter)
+                return fitter
+            }
+        }
     }
 
     /// The capture quality of every face of `analysis`, in the same order.
@@ -175,7 +214,7 @@ public final class QualityAnalyzer: Sendable {
     }
 
     /// The measurements on the face in `box` (pixels of the upright image), and its 68 landmarks in the same
-    /// pixels when there is a `landmarkFitter`. Both are taken on one square cut around the face, `cropScale`
+    /// pixels when there is a landmark fitter. Both are taken on one square cut around the face, `cropScale`
     /// face sizes wide, scaled to `measureHeight`; sharpness on the same cut at up to `sharpnessHeight`.
     private func measure(_ analysis: Analysis, box: Rect, predictorBox: (Rect) -> Rect) throws(FaceCropError) -> (QualityMeasurements, [Point]?) {
         let clamped = Self.cut(around: box, in: analysis.size)
@@ -183,6 +222,7 @@ public final class QualityAnalyzer: Sendable {
         var metrics = OCVFaceMetrics()
         var blur: Float = 1
         var points: [Point]?
+        let fitter = try self.fitter()
         try withVipsErrors(
             {
                 // One read of the source (a large image is read again sequentially, so only once): the cut at
@@ -202,7 +242,7 @@ public final class QualityAnalyzer: Sendable {
                         expression.withLock { e in ocv_face_metrics(rgb, Int32(width), Int32(height), e.pointer, &metrics, error, size) }
                     }
                     guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
-                    points = try landmarkFitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
+                    points = try fitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
                         .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
                 }
                 try sharp.withRGB8 { rgb, width, height in

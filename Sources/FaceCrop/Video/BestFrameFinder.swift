@@ -356,6 +356,7 @@ public struct BestFrameFinder: Sendable {
             FrameSelection.finalists(
                 screened, times: frames.map { $0.time ?? 0 }, count: options.finalists, spacing: Self.finalistSpacing, stableOnly: options.stableOnly))
         var decoder: VideoDecoder?
+        var found: [(index: Int, image: RGBImage, faces: [FaceObservation])] = []
         for i in frames.indices {
             frames[i].finalist = picked.contains(i)
             guard frames[i].finalist else {
@@ -371,8 +372,12 @@ public struct BestFrameFinder: Sendable {
                 guard let decoded = try decoder?.readRGB(at: time, size: size) else { throw .decoder("frame at \(time) s could not be decoded again") }
                 image = decoded
             }
-            try score(&frames[i], image: image, path: video, detector: cropper.detector, threshold: cropper.threshold)
+            found.append((i, image, try faces(in: image, detector: cropper.detector, threshold: cropper.threshold, maxSide: 0)))
         }
+        // Every finalist's faces are found before any is assessed, and the detector's working memory goes before
+        // the landmark model comes (`QualityAnalyzer.loadingLandmarksOnFirstUse`): the two are never held together.
+        cropper.detector.releaseWorkingMemory()
+        for f in found { try assess(&frames[f.index], faces: f.faces, in: f.image, path: video, detector: cropper.detector.kind) }
     }
 
     /// Decoded frames kept for the full-resolution copy of the choice: the best few so far (and as many again,
@@ -415,7 +420,8 @@ public struct BestFrameFinder: Sendable {
             result.faces = try faces(in: image, detector: detector, threshold: threshold, maxSide: screenSide)
             do { result.quality = try quality.screen(image, faces: result.faces, detector: detector.kind) } catch { throw .image(error) }
         } else {
-            try score(&result, image: image, path: path, detector: detector, threshold: threshold)
+            let faces = try faces(in: image, detector: detector, threshold: threshold, maxSide: 0)
+            try assess(&result, faces: faces, in: image, path: path, detector: detector.kind)
         }
         // Kept for the contact sheet at its tile size, not the analysis size: 900 frames take 13 MB, not 800.
         if options.keepFrames {
@@ -424,14 +430,13 @@ public struct BestFrameFinder: Sendable {
         return result
     }
 
-    /// Finds the faces of `frame` (`detector` at `threshold`) and scores them in full.
-    func score(_ result: inout FrameAnalysis, image frame: RGBImage, path: String, detector: FaceDetector, threshold: Double) throws(VideoError) {
+    /// Scores `faces` (found by `detector` in `frame`) in full.
+    func assess(_ result: inout FrameAnalysis, faces: [FaceObservation], in frame: RGBImage, path: String, detector: DetectorKind) throws(VideoError) {
         let size = ImageSize(width: frame.width, height: frame.height)
-        let faces = try faces(in: frame, detector: detector, threshold: threshold, maxSide: 0)
         do {
             let image = try withVipsErrors({ try frame.vipsImage }, vips: { .imageProcessing($0.message) })
             let analysis = Analysis(
-                path: path, storedSize: size, orientation: .up, loader: .video, detector: detector.kind, faces: faces, analysisSize: size,
+                path: path, storedSize: size, orientation: .up, loader: .video, detector: detector, faces: faces, analysisSize: size,
                 preview: image, decoded: image)
             (result.faces, result.quality) = (faces, try quality.assess(analysis))
         } catch {
