@@ -116,7 +116,7 @@ struct Crop: ParsableCommand {
     func run() throws {
         Interruption.install()
         let options = try cropOptions()
-        let cropper = try detection.makeCropper(quality: options.minQuality != nil)
+        let cropper = try detection.makeCropper(quality: options.minQuality != nil, oneImage: true)
         let report: CropReport
         if input == "-" || output == "-" {
             report = try runThroughPipes(cropper, options: options)

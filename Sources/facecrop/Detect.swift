@@ -24,7 +24,7 @@ struct Detect: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func run() throws {
-        let cropper = try detection.makeCropper(quality: quality || explain || landmarks)
+        let cropper = try detection.makeCropper(quality: quality || explain || landmarks, oneImage: true)
         let start = ContinuousClock.now
         var analysis = try reportingErrors { () throws(FaceCropError) in
             var analysis = try cropper.analyze(input)

@@ -119,8 +119,9 @@ struct DetectionOptions: ParsableArguments {
 
     /// The cropper; `quality` also loads the capture quality models (for --min-quality), with dlib's landmark
     /// model when it is installed (else a note on standard error), now or, with `landmarksOnFirstUse`, when the
-    /// first face is scored in full (then the caller tells `landmarkCacheNote` afterwards).
-    func makeCropper(quality: Bool = false, landmarksOnFirstUse: Bool = false) throws -> FaceCropper {
+    /// first face is scored in full (then the caller tells `landmarkCacheNote` afterwards). `oneImage`: the
+    /// command analyses one image, and the detector lets go of its memory once the faces are found.
+    func makeCropper(quality: Bool = false, landmarksOnFirstUse: Bool = false, oneImage: Bool = false) throws -> FaceCropper {
         if let model {
             // A model that is not there is a missing input (66), not a failure of the detector.
             var st = stat()
@@ -148,6 +149,7 @@ struct DetectionOptions: ParsableArguments {
         var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
         cropper.maxFileSize = maxFileSize
         cropper.maxDecodeMemory = try maxDecodeMemory
+        cropper.releasesDetectorMemory = oneImage
         if quality {
             let analyzer = try reportingErrors { () throws(FaceCropError) in
                 try landmarksOnFirstUse ? QualityAnalyzer.loadingLandmarksOnFirstUse() : QualityAnalyzer()

@@ -110,6 +110,9 @@ struct DetectorTests {
         detector.releaseWorkingMemory()
         let fresh = try FaceCropper(detector: try FaceDetector(kind: .centerface), analysisSize: 320).analyze(path).faces
         #expect(try faces(320).map(\.boundingBox) == fresh.map(\.boundingBox))
+        var releasing = FaceCropper(detector: detector)
+        releasing.releasesDetectorMemory = true
+        for _ in 0..<2 { #expect(try releasing.analyze(path).faces.map(\.boundingBox) == before.map(\.boundingBox)) }
         Self.yunet.releaseWorkingMemory()  // YuNet holds little: nothing to let go of, and it still detects
         #expect(try !FaceCropper(detector: Self.yunet).analyze(path).faces.isEmpty)
     }

@@ -80,6 +80,7 @@ extension FaceCropper {
             detected = .failure(.imageProcessing("\(error)"))
         }
         let detectedAt = ContinuousClock.now
+        if releasesDetectorMemory { detector.releaseWorkingMemory() }
         if let full {
             do { decoded = try full.value() } catch let error as VipsError { throw Self.readError(input, error) } catch {
                 throw .imageProcessing("\(error)")

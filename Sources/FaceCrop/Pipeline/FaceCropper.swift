@@ -35,6 +35,10 @@ public struct FaceCropper: Sendable {
     package var decodeBudget: DecodeBudget?
     /// Scores faces for `CropOptions.minQuality`, `detect --quality`, `rank` and `annotate`.
     public var qualityAnalyzer: QualityAnalyzer?
+    /// Lets go of the detector's working memory (`FaceDetector.releaseWorkingMemory`) as soon as an image's
+    /// faces are found, while its full-size decode may still run: a lower peak for a process that analyses one
+    /// image. Off by default: a cropper analysing many images would read CenterFace's net again for each.
+    public var releasesDetectorMemory = false
 
     /// - Parameters:
     ///   - detector: finds the faces; one detector can be shared by many croppers and tasks.
