@@ -86,19 +86,22 @@ struct LandmarksFitTests {
         }
     }
 
-    /// clm_fit re-runs dlib's operator() to keep sub-pixel points: rounded, they are dlib's own (on these faces the
-    /// compact model's 16-bit leaves flip no split).
+    /// clm_fit re-runs dlib's operator() to keep sub-pixel points: rounded, they are dlib's own, except on a face
+    /// where the compact model's 16-bit leaves flip one of the trees' splits (then points move by up to 1.6 % of the
+    /// face's width, docs/how-it-works.md): every point within 0.5 px plus 2 % of the width, most faces exact.
     @Test func subPixelPointsRoundToDlibsOwn() throws {
         try LandmarkFixtures.withFaces("Samples/group.jpg") { rgb, w, h, faces in
+            var exact = 0
             for face in faces {
                 let points = try LandmarkFixtures.fitter.fit(rgb: rgb, width: w, height: h, faceBox: face.box)
                 let reference = try LandmarkFixtures.fitter.fitReference(rgb: rgb, width: w, height: h, faceBox: face.box)
                 #expect(reference.allSatisfy { $0.x == $0.x.rounded() && $0.y == $0.y.rounded() })
-                for (p, r) in zip(points, reference) {
-                    #expect(abs(p.x - r.x) <= 0.5 + 1e-4 && abs(p.y - r.y) <= 0.5 + 1e-4, "\(p) vs dlib \(r)")
-                }
+                let moves = zip(points, reference).map { max(abs($0.x - $1.x), abs($0.y - $1.y)) }
+                #expect(moves.allSatisfy { $0 <= 0.5 + 0.02 * face.box.width }, "face \(face.box): \(moves.max() ?? 0) px from dlib's")
+                if moves.allSatisfy({ $0 <= 0.5 + 1e-4 }) { exact += 1 }
                 #expect(points != reference, "sub-pixel points should not all be whole numbers")
             }
+            #expect(faces.count >= 4 && exact * 2 > faces.count, "\(exact) of \(faces.count) faces round to dlib's points")
         }
     }
 
