@@ -1,4 +1,5 @@
-// A batch's pure decisions: its outputs' file names from the --name template, and which shard an input is in.
+// A batch's pure decisions: its outputs' file names from the --name template, its manifests' names, and which
+// shard an input is in.
 
 /// The file names of a batch's outputs.
 package enum BatchNaming {
@@ -21,6 +22,21 @@ package enum BatchNaming {
             .replacing("{width}", with: width)
             .replacing("{height}", with: height)
             .replacing("{aspect}", with: aspect)
+    }
+}
+
+extension BatchNaming {
+    /// The manifest's file name for an input's file name and the run's options key: "NAME.HASH.json", HASH the
+    /// key's 64-bit FNV-1a in 16 hex digits, so runs with other options into one folder (one `--format` per run)
+    /// keep a manifest each. A name too long to take the 22 bytes more (a file name is at most 255 bytes) is
+    /// replaced by its own hash.
+    package static func manifestName(input fileName: String, optionsKey: String) -> String {
+        func hex(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        let base = fileName.utf8.count + 22 <= 255 ? fileName : hex(Shards.fnv1a(fileName))
+        return "\(base).\(hex(Shards.fnv1a(optionsKey))).json"
     }
 }
 

@@ -48,10 +48,15 @@ enum BatchTree {
         return sizes.map { "\(folder)\(stem)-\($0.0)x\($0.1).\(ext)" }
     }
 
-    /// Manifest of `input`, relative to the output folder.
-    static func manifest(_ input: String) -> String {
+    /// Manifests of `input` in the output folder `out`, relative to it: NAME.HASH.json in the .facecrop folder
+    /// beside its outputs, one per set of options it was made with (HASH: 16 hex digits).
+    static func manifests(_ input: String, in out: URL) -> [String] {
         let (folder, _) = split(input)
-        return "\(folder).facecrop/\((input as NSString).lastPathComponent).json"
+        let name = (input as NSString).lastPathComponent
+        return listing(out.appendingPathComponent("\(folder).facecrop")).filter { entry in
+            entry.hasPrefix(name + ".") && entry.hasSuffix(".json") && entry.utf8.count == name.utf8.count + 22
+                && entry.dropFirst(name.count + 1).prefix(16).allSatisfy(\.isHexDigit)
+        }.sorted().map { "\(folder).facecrop/\($0)" }
     }
 
     /// ("a/b/", "portrait") for "a/b/portrait.png".
@@ -217,14 +222,14 @@ struct BatchTests {
                     let got = imagePixelSize(url)
                     #expect(got?.width == size.0 && got?.height == size.1, "\(name): \(String(describing: got))")
                 }
-                let manifest = out.appendingPathComponent(BatchTree.manifest(path))
-                #expect(FileManager.default.fileExists(atPath: manifest.path), "no manifest \(BatchTree.manifest(path))")
-                if let text = try? String(contentsOf: manifest, encoding: .utf8) {
+                let manifests = BatchTree.manifests(path, in: out)
+                #expect(manifests.count == 1, "manifests of \(path): \(manifests)")
+                if let first = manifests.first, let text = try? String(contentsOf: out.appendingPathComponent(first), encoding: .utf8) {
                     #expect((try? parseJSONObject(text)) != nil, "manifest is not a JSON object: \(text.prefix(200))")
                 }
             }
             for path in BatchTree.bad {
-                #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(BatchTree.manifest(path)).path), "manifest for failed \(path)")
+                #expect(BatchTree.manifests(path, in: out).isEmpty, "manifest for failed \(path)")
             }
             #expect(!fileTree(out).contains { $0.contains("hidden") || $0.contains("dot") || $0.contains("notes") || $0.contains("without") })
             #expect(leftoverTempFilesInTree(dir).isEmpty, "\(leftoverTempFilesInTree(dir))")
@@ -293,7 +298,7 @@ struct BatchTests {
             #expect(exists("a/group-160x160.jpg", in: out))
 
             // A manifest written by another version: its input is redone.
-            let landscapeManifest = out.appendingPathComponent(BatchTree.manifest("c/landscape.jpg"))
+            let landscapeManifest = out.appendingPathComponent(try #require(BatchTree.manifests("c/landscape.jpg", in: out).first))
             var manifest = try parseJSONObject(String(decoding: try Data(contentsOf: landscapeManifest), as: UTF8.self))
             #expect(manifest["version"] != nil, "the manifest records no version under 'version': \(manifest.keys.sorted())")
             manifest["version"] = "0.0.0-older"
@@ -413,6 +418,38 @@ struct BatchTests {
         }
     }
 
+    /// Runs with other options into one folder (one format per run, as a site build's steps) keep a manifest each,
+    /// so each skips when run again; a manifest named after the input alone (facecrop 0.2.0) is replaced by the
+    /// run that redoes its input, and one of another input under that name is left alone.
+    @Test func runsWithOtherOptionsKeepAManifestEach() throws {
+        try withScratch { dir in
+            try copySample("Golden/tiny/input.jpg", to: dir, as: "g.jpg")
+            let out = dir.appendingPathComponent("out")
+            let jpeg = ["g.jpg", "--output-dir", "out", "--size", "64x64", "--report", "r.jsonl"]
+            let runs = [jpeg, jpeg + ["--format", "webp"]]
+            for (round, status) in [(0, "done"), (1, "skipped")] {
+                for args in runs {
+                    let run = try runBatch(args, in: dir)
+                    #expect(run.status == 0, "\(run)")
+                    let report = try BatchReport(dir.appendingPathComponent("r.jsonl"))
+                    #expect(report.records.map { $0.string("status") } == [status], "round \(round), \(args): \(report.text)")
+                }
+            }
+            let manifests = BatchTree.manifests("g.jpg", in: out)
+            #expect(manifests.count == 2 && imageFiles(out) == ["g-64x64.jpg", "g-64x64.webp"], "\(fileTree(out).sorted())")
+
+            let unkeyed = out.appendingPathComponent(".facecrop/g.jpg.json")
+            let other = out.appendingPathComponent(".facecrop/h.jpg.json")
+            let text = String(decoding: try Data(contentsOf: out.appendingPathComponent(try #require(manifests.first))), as: UTF8.self)
+            try Data(text.utf8).write(to: unkeyed)
+            try Data(text.utf8).write(to: other)  // names g.jpg inside: not h.jpg's, and not g.jpg's by its name
+            let forced = try runBatch(runs[0] + ["--force"], in: dir)
+            #expect(forced.status == 0, "\(forced)")
+            #expect(!FileManager.default.fileExists(atPath: unkeyed.path) && FileManager.default.fileExists(atPath: other.path))
+            #expect(BatchTree.manifests("g.jpg", in: out) == manifests)
+        }
+    }
+
     /// Spec 7: --inputs - and --inputs FILE; files so given go straight into the output folder; {aspect}; --format png.
     @Test func inputListsNameTemplateAndFormat() throws {
         try withScratch { dir in
@@ -425,7 +462,7 @@ struct BatchTests {
             #expect(fromStdin.status == 0, "\(fromStdin)")
             let outA = dir.appendingPathComponent("outA")
             #expect(imageFiles(outA) == ["group_16x9.png", "group_4x5.png", "portrait_16x9.png", "portrait_4x5.png"], "\(fileTree(outA).sorted())")
-            #expect(FileManager.default.fileExists(atPath: outA.appendingPathComponent(".facecrop/group.jpg.json").path), "\(fileTree(outA).sorted())")
+            #expect(BatchTree.manifests("group.jpg", in: outA).count == 1, "\(fileTree(outA).sorted())")
             for (name, ratio) in [("group_16x9.png", 16.0 / 9), ("group_4x5.png", 0.8), ("portrait_16x9.png", 16.0 / 9), ("portrait_4x5.png", 0.8)] {
                 let url = outA.appendingPathComponent(name)
                 #expect(imageKind(of: url) == .png, "\(name)")
@@ -490,7 +527,8 @@ struct BatchTests {
             #expect(all.count == 6, "\(all.sorted())")
             try Data("mine\n".utf8).write(to: out.appendingPathComponent("notes.txt"))
             try fm.removeItem(at: input.appendingPathComponent("p/two.jpg"))
-            let twoFiles = BatchTree.outputs("p/two.jpg", sizes: [(64, 64), (48, 32)]) + [BatchTree.manifest("p/two.jpg")]
+            let twoFiles = BatchTree.outputs("p/two.jpg", sizes: [(64, 64), (48, 32)]) + BatchTree.manifests("p/two.jpg", in: out)
+            #expect(twoFiles.count == 3, "\(twoFiles)")
 
             let kept = try runBatch(args, in: dir)
             #expect(kept.status == 0, "\(kept)")
@@ -509,7 +547,7 @@ struct BatchTests {
                 #expect(after[name] == snapshot, "\(name) changed or vanished")
             }
             #expect(imageFiles(out) == all.subtracting(twoFiles).union(["notes.txt"]), "\(imageFiles(out).sorted())")
-            #expect(exists(BatchTree.manifest("p/one.jpg"), in: out) && exists(BatchTree.manifest("three.jpg"), in: out))
+            #expect(BatchTree.manifests("p/one.jpg", in: out).count == 1 && BatchTree.manifests("three.jpg", in: out).count == 1)
         }
     }
 

@@ -43,3 +43,18 @@ func shards(_ key: String, _ hash: UInt64, _ expected: [Int]) {
     #expect(Shards.fnv1a(key) == hash)
     #expect([1, 2, 3, 7].map { Shards.index(of: key, count: $0) } == expected)
 }
+
+/// A manifest's name: the input's file name and its options' hash, so runs with other options keep their own; a
+/// name too long for the hash's bytes is replaced by its own hash.
+@Test(arguments: [
+    ("a.jpg", "", "a.jpg.cbf29ce484222325.json"),
+    ("a.jpg", "a", "a.jpg.af63dc4c8601ec8c.json"),
+    ("a.jpg", "foobar", "a.jpg.85944171f73967e8.json"),
+    ("café.jpg", "a", "café.jpg.af63dc4c8601ec8c.json"),
+    (String(repeating: "n", count: 233), "a", String(repeating: "n", count: 233) + ".af63dc4c8601ec8c.json"),  // 255 bytes
+    (String(repeating: "n", count: 234), "a", "\(String(Shards.fnv1a(String(repeating: "n", count: 234)), radix: 16)).af63dc4c8601ec8c.json"),
+])
+func manifestNames(_ fileName: String, _ key: String, _ expected: String) {
+    let name = BatchNaming.manifestName(input: fileName, optionsKey: key)
+    #expect(name == expected && name.utf8.count <= 255)
+}

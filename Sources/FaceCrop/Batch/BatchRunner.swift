@@ -93,6 +93,9 @@ public struct BatchRunner: Sendable {
                     size: fileSize, modified: modified, options: settings.optionsKey,
                     faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
                 try Self.writeManifest(manifest, to: manifestPath, inputs: settings.inputs)
+                // facecrop 0.2.0 named the manifest after the input alone, whatever the options: it is replaced.
+                let unkeyed = "\(folder)/.facecrop/\(input.fileName).json"
+                if Self.readManifest(unkeyed)?.input == input.key { unlink(unkeyed) }
             }
             return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs)
         } catch {

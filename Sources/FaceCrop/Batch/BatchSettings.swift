@@ -111,7 +111,10 @@ public struct BatchSettings: Sendable {
         input.subfolder.isEmpty ? outputDirectory : "\(outputDirectory)/\(input.subfolder)"
     }
 
-    func manifestPath(for input: BatchInput) -> String { "\(folder(for: input))/.facecrop/\(input.fileName).json" }
+    /// The manifest of `input` written with this run's options (`BatchNaming.manifestName`).
+    func manifestPath(for input: BatchInput) -> String {
+        "\(folder(for: input))/.facecrop/\(BatchNaming.manifestName(input: input.fileName, optionsKey: optionsKey))"
+    }
 
     /// The output file name; `size` nil names what the spec knows before any work (its exact size, its width)
     /// and puts "W" and "H" with the aspect for the rest (for clash checks: crops of two aspects differ in size).
