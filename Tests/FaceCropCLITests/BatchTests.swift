@@ -53,10 +53,7 @@ enum BatchTree {
     static func manifests(_ input: String, in out: URL) -> [String] {
         let (folder, _) = split(input)
         let name = (input as NSString).lastPathComponent
-        return listing(out.appendingPathComponent("\(folder).facecrop")).filter { entry in
-            entry.hasPrefix(name + ".") && entry.hasSuffix(".json") && entry.utf8.count == name.utf8.count + 22
-                && entry.dropFirst(name.count + 1).prefix(16).allSatisfy(\.isHexDigit)
-        }.sorted().map { "\(folder).facecrop/\($0)" }
+        return listing(out.appendingPathComponent("\(folder).facecrop")).filter { manifestInputName($0) == name }.sorted().map { "\(folder).facecrop/\($0)" }
     }
 
     /// ("a/b/", "portrait") for "a/b/portrait.png".

@@ -224,7 +224,7 @@ struct CorpusTests {
             // Manifests are NAME.HASH.json (HASH the options', 16 hex digits): compared as NAME.json.
             let batchTree = Set(
                 Self.tree(dir.appendingPathComponent("out-batch")).subtracting([".facecrop"]).map { path in
-                    path.hasPrefix(".facecrop/") ? String(path.dropLast(".0123456789abcdef.json".count)) + ".json" : path
+                    path.hasPrefix(".facecrop/") ? ".facecrop/\(manifestInputName(String(path.dropFirst(".facecrop/".count))) ?? path).json" : path
                 })
             #expect(batchTree == batchOutputs, "batch output tree: \(batchTree.symmetricDifference(batchOutputs))")
 

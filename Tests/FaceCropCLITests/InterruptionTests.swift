@@ -182,7 +182,7 @@ struct RandomInterruptionTests {
             #expect(final.status == 0, "\(final); \(context)")
             #expect(leftoverTempFiles(out).isEmpty, "\(leftoverTempFiles(out)); \(context)")
             let manifests = Self.manifests(in: out)
-            #expect(Set(manifests.keys) == Set(listing(input).map { "\($0).json" }), "\(context)")
+            #expect(Set(manifests.keys.map { manifestInputName($0) ?? $0 }) == listing(input) && manifests.count == listing(input).count, "\(context)")
             let named = Set(manifests.values.flatMap { $0 ?? [] })
             #expect(named.count == 2 * Self.inputs, "\(context)")
             #expect(named == Set(listing(out).subtracting([".facecrop"])), "outputs without a manifest; \(context)")

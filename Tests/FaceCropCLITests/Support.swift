@@ -225,6 +225,16 @@ func listing(_ dir: URL) -> Set<String> {
     Set((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
 }
 
+/// The input file name a batch manifest's name is for: "NAME.HASH.json" (HASH 16 hex digits, the options') gives
+/// NAME; nil for any other name.
+func manifestInputName(_ name: String) -> String? {
+    guard name.hasSuffix(".json"), name.utf8.count > 22 else { return nil }
+    let stem = name.dropLast(".json".count)
+    let hash = stem.suffix(16)
+    guard hash.utf8.count == 16, hash.allSatisfy(\.isHexDigit), stem.dropLast(16).hasSuffix(".") else { return nil }
+    return String(stem.dropLast(17))
+}
+
 /// facecrop's temporary files (".NAME.facecrop-PID-RANDOM.EXT") left in `dir`.
 func leftoverTempFiles(_ dir: URL) -> [String] {
     listing(dir).filter { $0.hasPrefix(".") && $0.contains(".facecrop-") }.sorted()
