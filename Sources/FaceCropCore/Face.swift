@@ -5,6 +5,7 @@ public struct FaceObservation: Hashable, Sendable, Codable {
     public var boundingBox: Rect
     /// Detector score, 0...1.
     public var confidence: Double
+    /// The detector's five points (CenterFace and YuNet give them; Haar does not).
     public var landmarks: FaceLandmarks?
 
     public init(boundingBox: Rect, confidence: Double, landmarks: FaceLandmarks? = nil) {
@@ -19,7 +20,7 @@ public struct FaceObservation: Hashable, Sendable, Codable {
     }
 }
 
-/// YuNet's five landmarks, normalized with the origin at the bottom-left. Left and right are the
+/// The detector's five landmarks (CenterFace's or YuNet's), normalized with the origin at the bottom-left. Left and right are the
 /// subject's own: `rightEye` is the eye on the image's left side.
 public struct FaceLandmarks: Hashable, Sendable, Codable {
     public var rightEye: Point

@@ -23,6 +23,7 @@ public struct ImageQuality: Codable, Sendable, Hashable {
 
 /// Measures and scores faces. The expression model is not thread-safe: calls are serialised by a mutex.
 public final class QualityAnalyzer: Sendable {
+    /// The scoring constants and weights.
     public let model: QualityModel
     /// dlib's 68-point predictor, for eye and mouth openness and the landmark regions; nil: the detector's 5
     /// points only (no eyes or mouth component). Loaded on first use (`loadingLandmarksOnFirstUse`): nil until
@@ -53,6 +54,10 @@ public final class QualityAnalyzer: Sendable {
     /// half a pixel, lost when a larger face is scaled down to `measureHeight`, shows there.
     static let sharpnessHeight = 256
 
+    /// - Parameters:
+    ///   - model: the scoring constants and weights.
+    ///   - expressionModelPath: an ONNX expression model instead of the built-in one.
+    ///   - landmarks: dlib's 68-point fitter, shared; nil scores with the detector's 5 points.
     public convenience init(model: QualityModel = .defaults, expressionModelPath: String? = nil, landmarks: LandmarkFitter?) throws(FaceCropError) {
         try self.init(model: model, expressionModelPath: expressionModelPath, landmarks: .loaded(landmarks))
     }

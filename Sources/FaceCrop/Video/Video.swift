@@ -69,17 +69,24 @@ public struct VideoInfo: Codable, Sendable, Hashable {
     public var height: Int
     /// Clockwise quarter turn applied for display (the phone's rotation metadata): 0, 90, 180, 270.
     public var rotation: Int
+    /// Seconds.
     public var duration: Double
+    /// Frames per second (the stream's average rate).
     public var fps: Double
+    /// Frames in the stream, as the container counts them (estimated from the duration when it does not).
     public var frameCount: Int
+    /// FFmpeg's name of the codec ("h264", "hevc", ...).
     public var codec: String
 }
 
 /// One decoded frame in display orientation, with its time in seconds: in greyscale at the registration
 /// size, and in RGB at the analysis size when it is a frame to analyse.
 public struct VideoFrame: Sendable {
+    /// Seconds from the start.
     public var time: Double
+    /// RGB at the analysis size; nil for a frame that is only registered.
     public var image: RGBImage?
+    /// 8-bit greyscale at the registration size (`greySize`), row by row.
     public var grey: [UInt8]
     public var greySize: ImageSize
     /// The decoded frame itself, kept when asked for (a frame to analyse), for a full-resolution copy later.
