@@ -355,29 +355,33 @@ public struct BestFrameFinder: Sendable {
         let picked = Set(
             FrameSelection.finalists(
                 screened, times: frames.map { $0.time ?? 0 }, count: options.finalists, spacing: Self.finalistSpacing, stableOnly: options.stableOnly))
-        var decoder: VideoDecoder?
-        var found: [(index: Int, image: RGBImage, faces: [FaceObservation])] = []
-        for i in frames.indices {
-            frames[i].finalist = picked.contains(i)
-            guard frames[i].finalist else {
-                frames[i].kept = nil
-                continue
+        // The finalists' pictures first (a decoder, for those let go of, is closed before detection needs the
+        // memory); then every finalist's faces; then the detector's working memory goes before the landmark model
+        // comes (`QualityAnalyzer.loadingLandmarksOnFirstUse`): no two of them are held together.
+        var pictures: [(index: Int, image: RGBImage)] = []
+        do {
+            var decoder: VideoDecoder?
+            for i in frames.indices {
+                frames[i].finalist = picked.contains(i)
+                guard frames[i].finalist else {
+                    frames[i].kept = nil
+                    continue
+                }
+                let time = frames[i].time ?? 0
+                if let kept = frames[i].kept {
+                    pictures.append((i, try kept.rgb(size)))
+                } else {
+                    if decoder == nil { decoder = try VideoDecoder(video, maxPixels: cropper.maxPixels) }
+                    guard let decoded = try decoder?.readRGB(at: time, size: size) else { throw .decoder("frame at \(time) s could not be decoded again") }
+                    pictures.append((i, decoded))
+                }
             }
-            let time = frames[i].time ?? 0
-            let image: RGBImage
-            if let kept = frames[i].kept {
-                image = try kept.rgb(size)
-            } else {
-                if decoder == nil { decoder = try VideoDecoder(video, maxPixels: cropper.maxPixels) }
-                guard let decoded = try decoder?.readRGB(at: time, size: size) else { throw .decoder("frame at \(time) s could not be decoded again") }
-                image = decoded
-            }
-            found.append((i, image, try faces(in: image, detector: cropper.detector, threshold: cropper.threshold, maxSide: 0)))
         }
-        // Every finalist's faces are found before any is assessed, and the detector's working memory goes before
-        // the landmark model comes (`QualityAnalyzer.loadingLandmarksOnFirstUse`): the two are never held together.
+        let found = try pictures.map { (p) throws(VideoError) in
+            (p.index, p.image, try faces(in: p.image, detector: cropper.detector, threshold: cropper.threshold, maxSide: 0))
+        }
         cropper.detector.releaseWorkingMemory()
-        for f in found { try assess(&frames[f.index], faces: f.faces, in: f.image, path: video, detector: cropper.detector.kind) }
+        for (index, image, faces) in found { try assess(&frames[index], faces: faces, in: image, path: video, detector: cropper.detector.kind) }
     }
 
     /// Decoded frames kept for the full-resolution copy of the choice: the best few so far (and as many again,
