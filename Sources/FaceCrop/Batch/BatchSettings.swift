@@ -18,8 +18,10 @@ public struct OutputSpec: Sendable, Hashable {
 
 /// One file written for an input: in reports, manifests and the site manifest.
 public struct BatchOutput: Codable, Sendable, Equatable {
+    /// Where it was written (in manifests: relative to the manifest's output folder).
     public var path: String
     public var format: ImageFormat
+    /// Its size in pixels.
     public var width: Int
     public var height: Int
     /// Its size in bytes when written: an output of another size (truncated, replaced) is redone.
@@ -40,12 +42,16 @@ public struct BatchOutput: Codable, Sendable, Equatable {
 public struct BatchRecord: Codable, Sendable {
     /// Written, skipped (its manifest matched: nothing changed since the last run), or failed.
     public enum Status: String, Codable, Sendable { case done, skipped, failed }
+    /// The input's path, as given or found.
     public var input: String
     public var status: Status
+    /// Faces found (done and skipped inputs).
     public var faces: Int?
     /// The faces' boxes in the upright input, in pixels (done and skipped inputs).
     public var faceBoxes: [PixelRect]?
+    /// Every output, in the order of the specs (done and skipped inputs).
     public var outputs: [BatchOutput]?
+    /// A failed input's error, and the exit status it alone would have had.
     public var error: String?
     public var exitCode: Int32?
 
@@ -79,7 +85,9 @@ struct Manifest: Codable {
 /// What a batch makes of every input: the output folder, one `OutputSpec` per output (aspect, size,
 /// format), the crop options they share, the file-name template, and when an input may be skipped.
 public struct BatchSettings: Sendable {
+    /// Where outputs go (each input's sub-folder below it).
     public var outputDirectory: String
+    /// One output per spec, for every input.
     public var specs: [OutputSpec]
     /// Crop options shared by every output (aspect and size come from each spec).
     public var crop: CropOptions
@@ -87,7 +95,9 @@ public struct BatchSettings: Sendable {
     public var nameTemplate = "{stem}-{width}x{height}.{ext}"
     /// Everything that changes the outputs, as text: a manifest written with other options is stale.
     public var optionsKey: String
+    /// Redo every input, whatever its manifest says.
     public var force = false
+    /// Plan every output, write nothing (no outputs or manifests).
     public var dryRun = false
     /// Every input of the run, by identity: no output or manifest may be one of them.
     public var inputs = InputSet()
@@ -107,6 +117,7 @@ public struct BatchSettings: Sendable {
         return options
     }
 
+    /// The folder `input`'s outputs and manifest go in: the output folder, or its sub-folder for the input.
     public func folder(for input: BatchInput) -> String {
         input.subfolder.isEmpty ? outputDirectory : "\(outputDirectory)/\(input.subfolder)"
     }

@@ -13,6 +13,7 @@ public struct VideoOptions: Sendable {
     public var stableOnly = false
     /// Manhattan length of the summed shifts under which the scene is stable, in analysis pixels.
     public var stabilityThreshold = 20.0
+    /// Frames whose shifts are summed for stability (Apple's sample: 15).
     public var historyLength = 15
     /// Refuse longer videos (seconds).
     public var maxDuration = 60.0
@@ -25,25 +26,34 @@ public struct VideoOptions: Sendable {
     /// Frames scored in full (`BestFrameFinder`'s second stage); the others are screened only. As many as the
     /// frames analysed, or more: every frame in full, nothing screened.
     public var finalists = 3
+
+    /// The defaults: 12 frames, 3 finalists, the still considered, 60 s and 900 frames at most.
     public init() {}
 
+    /// Extensions taken as videos, and those a Live Photo's still beside one may have.
     public static let videoExtensions = ["mov", "mp4", "m4v"]
     public static let stillExtensions = ["heic", "heif", "jpg", "jpeg"]
 }
 
 /// The files of one input: the video, and a Live Photo's still when there is one.
 public struct VideoInput: Sendable, Hashable, Codable {
+    /// The video's path.
     public var video: String
+    /// The still's path; nil without one (or with `VideoOptions.includeStill` off).
     public var still: String?
 }
 
 /// One analysed candidate: a video frame or the still.
 public struct FrameAnalysis: Sendable {
+    /// Seconds from the start; nil for the still.
     public var time: Double?
     public var isStill: Bool
+    /// The faces found (by the screen's detector for a frame screened only).
     public var faces: [FaceObservation]
+    /// Each face's capture quality, in the order of `faces`.
     public var quality: [CaptureQuality]
-    /// Registration against the previous frame (nil for the first frame after a jump, and the still).
+    /// Registration against the previous frame (nil for the first frame after a jump, and the still), and the
+    /// phase correlation's peak (how sure the shift is, 0...1).
     public var shift: Shift?
     public var response: Double?
     /// The summed shifts of the stability window, and whether the scene was stable (nil for the still).
@@ -72,7 +82,9 @@ public struct ScreenInfo: Codable, Sendable, Hashable {
 
 /// Everything the choice of a best frame was made from.
 public struct VideoAnalysis: Sendable {
+    /// The files analysed.
     public var input: VideoInput
+    /// What the container says about the video stream.
     public var info: VideoInfo
     /// The size the finalists (or, when nothing was screened, all frames) were analysed at.
     public var analysisSize: ImageSize
@@ -80,12 +92,15 @@ public struct VideoAnalysis: Sendable {
     public var screen: ScreenInfo?
     /// Video frames in time order, then the still.
     public var frames: [FrameAnalysis]
+    /// Each frame's score (`FrameSelection.scores`), in the order of `frames`; nil for a frame without a face.
     public var scores: [Double?]
+    /// The chosen frame and why, or why none was.
     public var choice: FrameChoice
     public var timings = VideoTimings()
     /// The still read at full resolution (for writing it when it wins).
     let still: Analysis?
 
+    /// The index in `frames` of the choice; nil when none was chosen.
     public var chosenIndex: Int? {
         if case .chosen(let index, _) = choice { return index }
         return nil
