@@ -14,14 +14,18 @@ enum Fixtures {
     static let detector = try! FaceDetector()
 
     /// Runs the `vips` command (libvips-tools) and records a failure when it fails.
-    static func vips(_ arguments: [String]) throws {
-        let vips = Process()
-        vips.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        vips.arguments = arguments
-        vips.standardError = FileHandle.nullDevice
-        try vips.run()
-        vips.waitUntilExit()
-        #expect(vips.terminationStatus == 0, "vips \(arguments.joined(separator: " "))")
+    static func vips(_ arguments: [String]) throws { try tool("/usr/bin/vips", arguments) }
+
+    /// Runs a command-line tool and records a failure when it fails.
+    static func tool(_ path: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(path) \(arguments.joined(separator: " "))")
     }
 
     /// A fresh temporary folder, removed by the caller.

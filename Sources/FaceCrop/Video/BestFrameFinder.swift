@@ -295,7 +295,7 @@ public struct BestFrameFinder: Sendable {
         // Frames to analyse go to `analysisThreads` workers (the detector and the expression model serialise
         // themselves; the rest runs in parallel) while this thread registers and the decoder runs ahead.
         let stableOnly = options.stableOnly
-        let kept = Self.keptFrames + (screening ? min(options.finalists, Self.keptFrames) : 0)
+        let finalists = screening ? min(options.finalists, Self.keptFrames) : 0
         let work = FrameQueue<(index: Int, frame: Registered)>(capacity: 2 * Self.analysisThreads)
         let results = Mutex<[Int: Result<FrameAnalysis, VideoError>]>([:])
         let workers = (0..<Self.analysisThreads).map { _ in
@@ -306,7 +306,7 @@ public struct BestFrameFinder: Sendable {
                     }
                     results.withLock {
                         $0[job.index] = result
-                        Self.keepBest(&$0, count: kept, stableOnly: stableOnly)
+                        Self.keepBest(&$0, count: Self.keptFrames, finalists: finalists, stableOnly: stableOnly)
                     }
                     if case .failure = result { work.cancel() }
                 }
@@ -351,10 +351,7 @@ public struct BestFrameFinder: Sendable {
     /// size (`size`), from their kept decoded pictures (decoded again, from one new decoder, where a picture was let go);
     /// the other frames let go of theirs.
     func scoreFinalists(_ frames: inout [FrameAnalysis], size: ImageSize, video: String) throws(VideoError) {
-        let screened = frames.map { FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.stable, finalist: false) }
-        let picked = Set(
-            FrameSelection.finalists(
-                screened, times: frames.map { $0.time ?? 0 }, count: options.finalists, spacing: Self.finalistSpacing, stableOnly: options.stableOnly))
+        let picked = Set(Self.finalists(of: frames, count: options.finalists, stableOnly: options.stableOnly))
         // The finalists' pictures first (a decoder, for those let go of, is closed before detection needs the
         // memory); then every finalist's faces; then the detector's working memory goes before the landmark model
         // comes (`QualityAnalyzer.loadingLandmarksOnFirstUse`): no two of them are held together.
@@ -384,19 +381,33 @@ public struct BestFrameFinder: Sendable {
         for (index, image, faces) in found { try assess(&frames[index], faces: faces, in: image, path: video, detector: cropper.detector.kind) }
     }
 
-    /// Decoded frames kept for the full-resolution copy of the choice: the best few so far (and as many again,
-    /// at most, for the finalists).
+    /// The finalists among screened `frames` (`FrameSelection.finalists`, `finalistSpacing` apart), in time order.
+    static func finalists(of frames: [FrameAnalysis], count: Int, stableOnly: Bool) -> [Int] {
+        FrameSelection.finalists(
+            frames.map { FrameCandidate(faceScores: $0.quality.map(\.score), stable: $0.stable, finalist: false) }, times: frames.map { $0.time ?? 0 },
+            count: count, spacing: finalistSpacing, stableOnly: stableOnly)
+    }
+
+    /// Decoded frames kept for the full-resolution copy of the choice: the best few so far (and, after a
+    /// screen, as many finalists at most).
     static let keptFrames = 3
 
-    /// Lets go of the decoded frames of all but the `count` best frames analysed so far (`KeptFrames.released`).
-    /// A choice whose frame was let go of (frames within the choice's tolerance of one another, more than
-    /// `count` of them) is decoded again.
-    static func keepBest(_ results: inout [Int: Result<FrameAnalysis, VideoError>], count: Int, stableOnly: Bool) {
-        let held = results.compactMap { index, result -> KeptFrames.Held? in
-            guard case .success(let frame) = result, frame.kept != nil else { return nil }
+    /// Lets go of the decoded frames of all but the `count` best frames analysed so far (`KeptFrames.released`)
+    /// and, after a screen, the `finalists` finalists so far (`finalists(of:)`: spaced in time, so often not
+    /// among the best few). A frame needed later whose picture was let go of is decoded again: with every frame
+    /// scored, a choice among more than `count` frames within its tolerance of one another; after a screen, a
+    /// finalist that a better frame near it displaced until a later frame displaced that one.
+    static func keepBest(_ results: inout [Int: Result<FrameAnalysis, VideoError>], count: Int, finalists: Int, stableOnly: Bool) {
+        let analysed = results.compactMap { index, result -> (index: Int, frame: FrameAnalysis)? in
+            guard case .success(let frame) = result else { return nil }
+            return (index, frame)
+        }.sorted { $0.index < $1.index }
+        let held = analysed.compactMap { index, frame -> KeptFrames.Held? in
+            guard frame.kept != nil else { return nil }
             return KeptFrames.Held(index: index, sum: frame.quality.reduce(0) { $0 + $1.score }, stable: frame.stable == true, time: frame.time ?? 0)
         }
-        for index in KeptFrames.released(held, keeping: count, stableOnly: stableOnly) {
+        let picked = finalists > 0 ? Self.finalists(of: analysed.map(\.frame), count: finalists, stableOnly: stableOnly).map { analysed[$0].index } : []
+        for index in KeptFrames.released(held, keeping: count, stableOnly: stableOnly).subtracting(picked) {
             if case .success(var frame) = results[index] {
                 frame.kept = nil
                 results[index] = .success(frame)
