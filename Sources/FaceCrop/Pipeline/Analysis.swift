@@ -4,9 +4,11 @@ import Glibc
 
 /// One image read and searched for faces: everything planning needs.
 public struct Analysis: Sendable {
+    /// The input's path, or the name given to bytes in memory (the video's path for a video frame).
     public var path: String
     /// Stored size (before EXIF orientation).
     public var storedSize: ImageSize
+    /// EXIF orientation of the file (`.up` for a video frame): how the stored pixels turn upright.
     public var orientation: Orientation
     /// Upright size.
     public var size: ImageSize { orientation.displaySize(storedSize: storedSize) }
@@ -14,8 +16,12 @@ public struct Analysis: Sendable {
     public let loader: ImageLoader
     /// The detector that found `faces` (their boxes' shape and scores depend on it).
     public var detector: DetectorKind
+    /// The faces found, Vision-style: normalized 0...1 in the upright image, origin bottom-left (after
+    /// `FaceCropper.screen`, only those at or above the minimum quality).
     public var faces: [FaceObservation]
+    /// Upright size in pixels of the copy the detector saw (long side `FaceCropper.analysisSize`).
     public var analysisSize: ImageSize
+    /// Milliseconds per stage, filled in as the job goes.
     public var timings = Timings()
     /// Capture quality of `faces`, when it was measured (`--min-quality`).
     public var quality: [CaptureQuality]?

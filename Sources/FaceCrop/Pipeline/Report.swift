@@ -2,24 +2,33 @@ import FaceCropCore
 
 /// What facecrop found and did for one input: the `--json` output (its fields are described in docs/json.md).
 public struct CropReport: Codable, Sendable {
+    /// The facecrop version that made the report.
     public var version = FaceCropper.version
+    /// The input: path, upright size, EXIF orientation, loader.
     public var input: InputInfo
+    /// The copy faces were detected on, the detector and its threshold.
     public var analysis: AnalysisInfo
+    /// The faces found (with `--min-quality`, those at or above it).
     public var faces: [FaceReport]
     /// Faces found but treated as absent because their capture quality is below `--min-quality`.
     public var ignoredFaces: [FaceReport]?
+    /// The planned crop; absent for `detect` (and for `annotate` without `--crop`).
     public var crop: CropInfo?
+    /// The file written; absent with `--dry-run` and for `detect`.
     public var output: OutputInfo?
     /// Mean, min and max capture quality over the faces (with `detect --quality`).
     public var quality: ImageQuality?
+    /// Milliseconds per stage.
     public var timings: Timings
 }
 
 /// The input of a crop report (`input` in `--json`): path, upright size, EXIF orientation, libvips loader.
 public struct InputInfo: Codable, Sendable {
+    /// The input's path as given ("-" for standard input, or the name given to bytes in memory).
     public var path: String
     /// Upright (display) size in pixels, after EXIF orientation.
     public var width: Int
+    /// Upright height in pixels.
     public var height: Int
     /// EXIF orientation of the file (1...8).
     public var orientation: Int
@@ -31,8 +40,11 @@ public struct InputInfo: Codable, Sendable {
 public struct AnalysisInfo: Codable, Sendable {
     /// Size of the shrunk image the detector saw.
     public var width: Int
+    /// Its height in pixels.
     public var height: Int
+    /// The detector that ran: `centerface`, `yunet` or `haar`.
     public var detector: DetectorKind
+    /// The detector's confidence threshold (`--threshold`, or the detector's default).
     public var threshold: Double
 }
 
@@ -43,6 +55,7 @@ public struct FaceReport: Codable, Sendable {
     public var boundingBox: Rect
     /// Pixels of the upright full-resolution image, origin top-left.
     public var rect: Rect
+    /// The detector's score, 0...1.
     public var confidence: Double
     /// Vision-style normalized points, origin bottom-left (nil for detectors without landmarks).
     public var landmarks: FaceLandmarks?
@@ -78,13 +91,18 @@ extension FaceReport {
 /// (strategy, aspect, margin, the faces' region), which faces it cuts, and the no-face fallback when there
 /// was no face.
 public struct CropInfo: Codable, Sendable {
+    /// How the faces make the region: `all`, `average` or `largest`.
     public var strategy: CropStrategy
+    /// The aspect asked, as text: "W:H", or "original" for the image's own.
     public var aspect: String
     /// The aspect as width / height.
     public var ratio: Double
+    /// The margin around the faces, in pixels of the upright image (a percentage is of the mean face
+    /// height).
     public var marginPixels: Double
     /// Faces plus margin before fitting to the aspect; nil when no face was found.
     public var region: Rect?
+    /// The crop: whole pixels of the upright image, origin top-left, always inside the image.
     public var rect: PixelRect
     /// Indices into `faces` of faces not wholly inside `rect`.
     public var cutFaces: [Int]
@@ -98,15 +116,21 @@ public struct CropInfo: Codable, Sendable {
 public struct CroppedImage: Sendable {
     /// The crop, encoded in the requested format.
     public var bytes: [UInt8]
+    /// The report, as `--json` prints it (`output.path` is `FaceCropper.memoryName`).
     public var report: CropReport
 }
 
 /// One written (or encoded) output: where, its size and format, and whether `withoutEnlargement` kept it
 /// at the crop's size.
 public struct OutputInfo: Codable, Sendable {
+    /// Where it was written, as given ("-" for standard output, `FaceCropper.memoryName` when encoded in
+    /// memory).
     public var path: String
+    /// Width written, in pixels.
     public var width: Int
+    /// Height written, in pixels.
     public var height: Int
+    /// The format it was encoded in.
     public var format: ImageFormat
     /// True when `CropOptions.withoutEnlargement` kept the output at the crop's size, smaller than asked.
     public var notEnlarged: Bool?
@@ -114,13 +138,20 @@ public struct OutputInfo: Codable, Sendable {
 
 /// Milliseconds per stage.
 public struct Timings: Codable, Sendable {
+    /// Reading the header and decoding; for a JPEG, whose full-size decode runs during detection, only what is
+    /// left of it after.
     public var load = 0.0
+    /// Running the detector on the analysis copy.
     public var detect = 0.0
     /// Capture quality (and landmarks) of all faces, when measured.
     public var quality = 0.0
+    /// Planning the crop.
     public var plan = 0.0
+    /// Cutting the full-resolution crop, resizing and encoding it.
     public var write = 0.0
+    /// The whole job.
     public var total = 0.0
+    /// Every stage at 0.
     public init() {}
 }
 

@@ -4,26 +4,37 @@ import Synchronization
 
 /// A size in pixels, as the video reports write it.
 public struct SizeInfo: Codable, Sendable, Hashable {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 }
 
 /// `facecrop stability --json`.
 public struct StabilityReport: Codable, Sendable {
+    /// The facecrop version that made the report.
     public var version = FaceCropper.version
+    /// The input as given: a video, or a Live Photo's still whose video beside it was read.
     public var input: String
+    /// What the container says about the video stream: display size, rotation, duration, frame rate, frame
+    /// count, codec.
     public var video: VideoInfo
     /// Size of the analysed frames: shifts are in these pixels.
     public var analysis: SizeInfo
+    /// Drift under which the scene is stable, in analysis pixels (`--stability-threshold`).
     public var threshold: Double
+    /// Frames whose shifts are summed for stability.
     public var history: Int
+    /// Every frame, or the `--frames` sampled ones, in time order.
     public var frames: [StabilityFrame]
 }
 
 /// One frame of `facecrop stability --json`: its time, its shift from the previous frame, and whether the
 /// picture was steady there.
 public struct StabilityFrame: Codable, Sendable, Hashable {
+    /// Position in `frames`, from 0.
     public var index: Int
+    /// Seconds from the start of the video.
     public var time: Double
     /// Translation from the previous analysed frame (absent for the first).
     public var shift: Shift?
@@ -31,6 +42,7 @@ public struct StabilityFrame: Codable, Sendable, Hashable {
     public var response: Double?
     /// Manhattan length of the summed shifts over the window.
     public var drift: Double?
+    /// Whether the scene was stable here: a full window of shifts whose drift is under the threshold.
     public var stable: Bool
 }
 
@@ -96,25 +108,42 @@ extension BestFrameFinder {
 
 /// `facecrop best-frame --json` (schema in README).
 public struct BestFrameReport: Codable, Sendable {
+    /// The facecrop version that made the report.
     public var version = FaceCropper.version
+    /// The video read, and the Live Photo's still beside it (absent without one, or with `--no-still`).
     public var input: VideoInput
+    /// What the container says about the video stream: display size, rotation, duration, frame rate, frame
+    /// count, codec.
     public var video: VideoInfo
+    /// The size, detector and mode the frames were analysed with, and the screen.
     public var analysis: VideoAnalysisInfo
+    /// The stability settings the frames were judged with.
     public var stability: StabilitySettings
+    /// The video frames analysed, in time order, then the still.
     public var frames: [FrameReport]
     /// "chosen", "noFace" or "noStableFace".
     public var outcome: String
+    /// The chosen frame and why; absent unless `outcome` is "chosen".
     public var chosen: ChosenFrame?
+    /// The crop of the chosen frame at full resolution, as for `facecrop crop`; absent without `-o`, or when the
+    /// whole frame was written.
     public var crop: CropInfo?
+    /// The chosen frame as written; absent without `-o`, or when no frame was chosen.
     public var output: OutputInfo?
+    /// Milliseconds per stage.
     public var timings: VideoTimings
 }
 
 /// What the frames were analysed at (`analysis` in `facecrop best-frame --json`): size, detector, mode.
 public struct VideoAnalysisInfo: Codable, Sendable {
+    /// Width in pixels of the frames the finalists (or, with no screen, all frames) were analysed at: the
+    /// video's display aspect, long side `--detect-size`.
     public var width: Int
+    /// Height in pixels of those frames.
     public var height: Int
+    /// The detector that found the finalists' and the still's faces.
     public var detector: DetectorKind
+    /// That detector's confidence threshold.
     public var threshold: Double
     /// "sampled" or "every-frame".
     public var mode: String
@@ -126,27 +155,39 @@ public struct VideoAnalysisInfo: Codable, Sendable {
 
 /// The stability settings a best frame was chosen with: threshold, window length, `--stable-only`.
 public struct StabilitySettings: Codable, Sendable {
+    /// Drift (Manhattan length of the summed shifts) under which the scene is stable, in analysis pixels.
     public var threshold: Double
+    /// Frames whose shifts are summed for stability.
     public var history: Int
+    /// Only stable frames (and the still) could be chosen (`--stable-only`).
     public var stableOnly: Bool
 }
 
 /// One candidate frame (or the Live Photo's still) in `facecrop best-frame --json`: its faces, score and
 /// stability, whether it was a finalist, and whether it was chosen.
 public struct FrameReport: Codable, Sendable {
+    /// Position in `frames`, from 0.
     public var index: Int
     /// "video" or "still".
     public var source: String
+    /// Seconds from the start of the video; absent for the still.
     public var time: Double?
+    /// The faces found, with their capture quality (by the screen's detector in a frame screened only).
     public var faces: [FrameFaceReport]
     /// Frame score (absent without a face).
     public var score: Double?
+    /// Translation from the video frame before it, in analysis pixels (positive: right, down); absent for the
+    /// first frame after a jump, and for the still.
     public var shift: Shift?
+    /// Phase-correlation peak, 0...1 (how sure `shift` is); absent with `shift`.
     public var response: Double?
+    /// Manhattan length of the summed shifts of the stability window, in analysis pixels; absent with `shift`.
     public var drift: Double?
+    /// Whether the scene was stable at this frame; absent for the still.
     public var stable: Bool?
     /// Scored in full (false: screened only, not a candidate for the choice).
     public var finalist: Bool
+    /// Whether this is the chosen frame.
     public var chosen: Bool
 }
 
@@ -155,16 +196,25 @@ public struct FrameReport: Codable, Sendable {
 public struct FrameFaceReport: Codable, Sendable {
     /// Vision-style: normalized 0...1, origin bottom-left.
     public var boundingBox: Rect
+    /// The detector's score, 0...1 (the screen's detector in a frame screened only).
     public var confidence: Double
+    /// Capture quality, 0...1, higher is better.
     public var score: Double
+    /// The components the score is made of, each 0...1; those not measured are absent (no `eyes`, `mouth`
+    /// or `expression` in a frame screened only).
     public var components: [QualityComponent: Double]
 }
 
 /// The frame `BestFrameFinder` chose, with its score and the reason it won.
 public struct ChosenFrame: Codable, Sendable {
+    /// Position of the chosen frame in `frames`.
     public var index: Int
+    /// "video" or "still".
     public var source: String
+    /// Seconds from the start of the video; absent for the still.
     public var time: Double?
+    /// Its frame score, 0...1.
     public var score: Double
+    /// A sentence saying what decided: the highest frame score, and the tie-break when one was needed.
     public var reason: String
 }

@@ -32,6 +32,7 @@ public struct VideoOptions: Sendable {
 
     /// Extensions taken as videos, and those a Live Photo's still beside one may have.
     public static let videoExtensions = ["mov", "mp4", "m4v"]
+    /// Extensions a Live Photo's still may have.
     public static let stillExtensions = ["heic", "heif", "jpg", "jpeg"]
 }
 
@@ -47,6 +48,7 @@ public struct VideoInput: Sendable, Hashable, Codable {
 public struct FrameAnalysis: Sendable {
     /// Seconds from the start; nil for the still.
     public var time: Double?
+    /// The Live Photo's still rather than a video frame.
     public var isStill: Bool
     /// The faces found (by the screen's detector for a frame screened only).
     public var faces: [FaceObservation]
@@ -55,9 +57,11 @@ public struct FrameAnalysis: Sendable {
     /// Registration against the previous frame (nil for the first frame after a jump, and the still), and the
     /// phase correlation's peak (how sure the shift is, 0...1).
     public var shift: Shift?
+    /// Phase-correlation peak, 0...1 (how sure `shift` is); nil with `shift`.
     public var response: Double?
     /// The summed shifts of the stability window, and whether the scene was stable (nil for the still).
     public var drift: Shift?
+    /// Whether the scene was stable at this frame (never before the window is full); nil for the still.
     public var stable: Bool?
     /// The analysed pixels, with `VideoOptions.keepFrames`.
     public var frame: RGBImage?
@@ -73,8 +77,11 @@ public struct FrameAnalysis: Sendable {
 public struct ScreenInfo: Codable, Sendable, Hashable {
     /// The screen's detector and its threshold, and the size of the frames it looked at.
     public var detector: DetectorKind
+    /// The screen's detector's confidence threshold (YuNet's own when it stands in for CenterFace).
     public var threshold: Double
+    /// Width in pixels of the frames the screen's detector looked at (long side half the analysis size).
     public var width: Int
+    /// Height in pixels of those frames.
     public var height: Int
     /// Frames asked to be scored in full.
     public var finalists: Int
@@ -96,6 +103,8 @@ public struct VideoAnalysis: Sendable {
     public var scores: [Double?]
     /// The chosen frame and why, or why none was.
     public var choice: FrameChoice
+    /// Milliseconds per stage: `BestFrameFinder.analyze` sets `analyze`, `decodeWait` and `finalists`; the caller
+    /// sets `write` and `total`.
     public var timings = VideoTimings()
     /// The still read at full resolution (for writing it when it wins).
     let still: Analysis?
@@ -110,9 +119,15 @@ public struct VideoAnalysis: Sendable {
 /// Milliseconds: opening and analysing every frame (decode overlapped), of which waiting for the decoder and
 /// scoring the finalists in full, and writing the chosen frame.
 public struct VideoTimings: Codable, Sendable, Hashable {
+    /// Milliseconds spent opening and analysing the input: decoding, registration, screen, finalists, still.
     public var analyze = 0.0
+    /// Milliseconds of `analyze` spent waiting for the decoder.
     public var decodeWait = 0.0
+    /// Milliseconds of `analyze` spent scoring the finalists in full (with loading the landmark model, when it is
+    /// first used there).
     public var finalists = 0.0
+    /// Milliseconds spent writing the chosen frame (set by the caller); 0 when none was written.
     public var write = 0.0
+    /// Milliseconds for the whole run, analysis and outputs included; 0 until the caller sets it.
     public var total = 0.0
 }
