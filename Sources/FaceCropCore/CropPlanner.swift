@@ -10,7 +10,9 @@ public enum CropStrategy: String, Sendable, Codable, CaseIterable {
 
 /// Space kept around the faces: pixels of the original image, or a percentage of the mean face height.
 public enum Margin: Hashable, Sendable {
+    /// Pixels of the upright full-resolution image, on every side.
     case pixels(Double)
+    /// A percentage of the mean face height (40 for 40 %), on every side.
     case percentOfFaceHeight(Double)
 
     /// Parses "200" or "40%". Nil for anything else, negative or not finite.
@@ -20,6 +22,7 @@ public enum Margin: Hashable, Sendable {
         self = percent ? .percentOfFaceHeight(value) : .pixels(value)
     }
 
+    /// The margin in pixels, for faces of mean height `meanFaceHeight` pixels.
     public func pixels(meanFaceHeight: Double) -> Double {
         switch self {
         case .pixels(let value): return value
@@ -30,7 +33,9 @@ public enum Margin: Hashable, Sendable {
 
 /// The width:height of the crop, or the input image's own.
 public enum Aspect: Hashable, Sendable {
+    /// The input image's own width:height.
     case original
+    /// `width`:`height`, e.g. 16:9.
     case ratio(width: Double, height: Double)
 
     /// Parses "16:9", "1.91:1", "4/5" or "original".
@@ -54,6 +59,8 @@ public enum Aspect: Hashable, Sendable {
         }
     }
 
+    /// The text `init?(_:)` reads back: "original", or "W:H" with whole numbers written without decimals
+    /// ("16:9", "1.91:1").
     public var description: String {
         switch self {
         case .original: return "original"
@@ -108,6 +115,9 @@ public enum CropPlanner {
         }
     }
 
+    /// The region `strategy` frames, in the faces' pixels, before fitting to the aspect (it may leave the
+    /// image): the union of the faces grown by `margin` (`all`), the largest one grown by it (`largest`), or
+    /// `averageRegion` (`average`). Traps when `faces` is empty.
     public static func region(faces: [Rect], strategy: CropStrategy, margin: Double) -> Rect {
         switch strategy {
         case .average:

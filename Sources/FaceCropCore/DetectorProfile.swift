@@ -31,17 +31,21 @@ public struct DetectorProfile: Sendable, Hashable {
     /// Width over height of whole faces' boxes: 10th and 90th percentiles. A box at the image's border that is
     /// narrower (or shorter) than that shows the share of the face the border cuts off.
     public var narrowestFace: Double
+    /// The 90th percentile of whole faces' width over height (see `narrowestFace`).
     public var widestFace: Double
     /// A box edge this close to the image's edge (share of the box's height) is at the border.
     public var borderTolerance: Double
     /// Scores at or above `sureFace` count as certain faces, at or below `unsureFace` as doubtful ones (blur,
     /// rotation, occlusion): the capture quality's confidence component ramps between them.
     public var sureFace: Double
+    /// Score at or below which the confidence component is 0 (see `sureFace`).
     public var unsureFace: Double
     /// dlib's 68-point predictor was trained on boxes of its own detector (square, brows to chin): the box to
     /// give it is a square `predictorSide` times the detector box's mean side, its centre moved down by
     /// `predictorShift` of the box's height.
     public var predictorSide: Double
+    /// How far down the predictor's square is moved, as a share of the detector box's height (see
+    /// `predictorSide`).
     public var predictorShift: Double
 
     /// The box to give dlib's landmark predictor for a face this detector boxed, both in pixels.

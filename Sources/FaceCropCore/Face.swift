@@ -8,6 +8,8 @@ public struct FaceObservation: Hashable, Sendable, Codable {
     /// The detector's five points (CenterFace and YuNet give them; Haar does not).
     public var landmarks: FaceLandmarks?
 
+    /// A face from its normalized box (origin bottom-left), its detector score and, when the detector gives
+    /// them, its five landmarks.
     public init(boundingBox: Rect, confidence: Double, landmarks: FaceLandmarks? = nil) {
         self.boundingBox = boundingBox
         self.confidence = confidence
@@ -23,12 +25,18 @@ public struct FaceObservation: Hashable, Sendable, Codable {
 /// The detector's five landmarks (CenterFace's or YuNet's), normalized with the origin at the bottom-left. Left and right are the
 /// subject's own: `rightEye` is the eye on the image's left side.
 public struct FaceLandmarks: Hashable, Sendable, Codable {
+    /// The centre of the subject's right eye: the one on the image's left.
     public var rightEye: Point
+    /// The centre of the subject's left eye: the one on the image's right.
     public var leftEye: Point
+    /// The tip of the nose.
     public var nose: Point
+    /// The subject's right mouth corner: the one on the image's left.
     public var mouthRight: Point
+    /// The subject's left mouth corner: the one on the image's right.
     public var mouthLeft: Point
 
+    /// The five points, each normalized (0...1) with the origin at the image's bottom-left.
     public init(rightEye: Point, leftEye: Point, nose: Point, mouthRight: Point, mouthLeft: Point) {
         self.rightEye = rightEye
         self.leftEye = leftEye

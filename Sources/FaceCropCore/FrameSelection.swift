@@ -13,8 +13,11 @@ public enum FrameSampling {
 
 /// A translation between two frames, in pixels of the analysed frames (positive: right, down).
 public struct Shift: Hashable, Sendable, Codable {
+    /// Horizontal, in pixels; positive to the right.
     public var x: Double
+    /// Vertical, in pixels; positive downwards.
     public var y: Double
+    /// The shift (`x`, `y`), in pixels.
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -31,10 +34,14 @@ public struct Shift: Hashable, Sendable, Codable {
 ///
 /// As in the sample, nothing is stable before the history is full: the first 15 frames of a video never are.
 public struct StabilityTracker: Hashable, Sendable {
+    /// How many of the latest shifts the window holds, and how many it needs before the scene can be stable.
     public var historyLength: Int
+    /// The Manhattan length, in pixels, under which the window's drift is stable.
     public var threshold: Double
+    /// The shifts in the window, oldest first: the last `historyLength` added.
     public private(set) var history: [Shift] = []
 
+    /// An empty window; the defaults are the Vision sample's (15 shifts, 20 pixels).
     public init(historyLength: Int = 15, threshold: Double = 20) {
         self.historyLength = historyLength
         self.threshold = threshold
@@ -45,6 +52,7 @@ public struct StabilityTracker: Hashable, Sendable {
         history.reduce(Shift(x: 0, y: 0)) { Shift(x: $0.x + $1.x, y: $0.y + $1.y) }
     }
 
+    /// Whether the window is full and its drift's Manhattan length is under `threshold`.
     public var isStable: Bool { history.count >= historyLength && drift.manhattan < threshold }
 
     /// Records the shift measured from the previous analysed frame to this one; returns whether the scene
@@ -69,6 +77,7 @@ public struct FrameCandidate: Hashable, Sendable {
     /// candidate for the choice.
     public var finalist: Bool
 
+    /// A candidate; by default a video frame, scored in full.
     public init(faceScores: [Double], stable: Bool?, isStill: Bool = false, finalist: Bool = true) {
         self.faceScores = faceScores
         self.stable = stable

@@ -14,24 +14,28 @@
 
 /// Vision's region names (`VNFaceLandmarks2D` properties).
 public enum LandmarkRegionName: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The twelve regions of `VNFaceLandmarks2D`; `allCases` is the order of `FaceLandmarks2D.regions`.
     case faceContour, leftEye, rightEye, leftEyebrow, rightEyebrow, nose, noseCrest, medianLine, outerLips,
         innerLips, leftPupil, rightPupil
 }
 
 /// One region, like `VNFaceLandmarkRegion2D`.
 public struct LandmarkRegion: Hashable, Sendable, Codable {
+    /// Which region this is.
     public let name: LandmarkRegionName
     /// Relative to the face bounding box, origin bottom-left.
     public internal(set) var normalizedPoints: [Point]
     /// Whether the last point joins the first (an eye, the lips), or the points form an open path (a brow).
     public let isClosed: Bool
 
+    /// A region from its points, relative to the face box (0...1, origin at the box's bottom-left).
     public init(name: LandmarkRegionName, normalizedPoints: [Point], isClosed: Bool) {
         self.name = name
         self.normalizedPoints = normalizedPoints
         self.isClosed = isClosed
     }
 
+    /// The number of points, as `VNFaceLandmarkRegion2D.pointCount`.
     public var pointCount: Int { normalizedPoints.count }
 
     /// The points in pixels of an upright image of `imageSize`, origin top-left. `faceBoundingBox` is the face's
@@ -46,9 +50,11 @@ public struct LandmarkRegion: Hashable, Sendable, Codable {
 
 /// Which points of the 68 make up each region.
 public struct LandmarkRegionLayout: Hashable, Sendable {
+    /// The region laid out.
     public let name: LandmarkRegionName
     /// iBUG 300-W indices (0-based), in path order. A pupil has none: it is the mean of its eye's points.
     public let indices: [Int]
+    /// Whether the path is closed: the last point joins the first.
     public let isClosed: Bool
 
     /// The 68-point layout. iBUG numbers from the image's point of view of a frontal face: points 36–41 are the
@@ -81,6 +87,7 @@ public struct FaceLandmarks2D: Hashable, Sendable, Codable {
         case detector5
     }
 
+    /// Which points the regions were made from: dlib's 68, or the detector's 5.
     public let source: Source
     /// Every point, relative to the face box (origin bottom-left): 68 in iBUG 300-W order, or the detector's 5 in
     /// `FaceLandmarks.allPoints` order.
@@ -142,19 +149,33 @@ public struct FaceLandmarks2D: Hashable, Sendable, Codable {
         return copy
     }
 
+    /// The region named `name`, or nil when the source has none (the 5-point source has four).
     public func region(_ name: LandmarkRegionName) -> LandmarkRegion? { regions.first { $0.name == name } }
 
+    /// The jaw line from the image's left (iBUG 0–16), open; nil for the 5-point source.
     public var faceContour: LandmarkRegion? { region(.faceContour) }
+    /// The subject's left eye, on the image's right (iBUG 42–47), closed; nil for the 5-point source.
     public var leftEye: LandmarkRegion? { region(.leftEye) }
+    /// The subject's right eye, on the image's left (iBUG 36–41), closed; nil for the 5-point source.
     public var rightEye: LandmarkRegion? { region(.rightEye) }
+    /// The subject's left eyebrow (iBUG 22–26), open; nil for the 5-point source.
     public var leftEyebrow: LandmarkRegion? { region(.leftEyebrow) }
+    /// The subject's right eyebrow (iBUG 17–21), open; nil for the 5-point source.
     public var rightEyebrow: LandmarkRegion? { region(.rightEyebrow) }
+    /// The nose's outline (iBUG 27, 31–35), closed; for the 5-point source, the nose tip alone.
     public var nose: LandmarkRegion? { region(.nose) }
+    /// The bridge of the nose down to its tip (iBUG 27–30), open; nil for the 5-point source.
     public var noseCrest: LandmarkRegion? { region(.noseCrest) }
+    /// Down the middle of the face, 10 points from the bridge to the chin, open; nil for the 5-point source.
     public var medianLine: LandmarkRegion? { region(.medianLine) }
+    /// The outer lip line (iBUG 48–59), closed; for the 5-point source, the two mouth corners (right, then
+    /// left), open.
     public var outerLips: LandmarkRegion? { region(.outerLips) }
+    /// The inner lip line (iBUG 60–67), closed; nil for the 5-point source.
     public var innerLips: LandmarkRegion? { region(.innerLips) }
+    /// One point: the mean of the left eye's six points, or the detector's left-eye point.
     public var leftPupil: LandmarkRegion? { region(.leftPupil) }
+    /// One point: the mean of the right eye's six points, or the detector's right-eye point.
     public var rightPupil: LandmarkRegion? { region(.rightPupil) }
 
     /// A pixel point (origin top-left) relative to a pixel face box, origin bottom-left (formula above).
@@ -175,6 +196,7 @@ public struct FaceLandmarks2D: Hashable, Sendable, Codable {
 public struct LandmarkMeasures: Hashable, Sendable, Codable {
     /// Eye aspect ratio of the subject's right eye (points 36–41) and left eye (42–47).
     public internal(set) var rightEyeAspectRatio: Double
+    /// Eye aspect ratio of the subject's left eye (points 42–47).
     public internal(set) var leftEyeAspectRatio: Double
     /// Mean of the two: about 0.25–0.35 for open eyes, under about 0.2 for closed ones.
     public internal(set) var eyeAspectRatio: Double

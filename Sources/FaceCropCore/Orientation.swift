@@ -1,12 +1,15 @@
 /// EXIF orientation: how the stored pixels must be transformed to show the picture upright. Case names
 /// follow `CGImagePropertyOrientation`.
 public enum Orientation: Int, Sendable, Codable, CaseIterable {
+    /// 1: stored upright, shown as it is.
     case up = 1
+    /// 2...8, in EXIF's order; 5...8 store the picture on its side.
     case upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
 
     /// Orientations 5...8 store the picture on its side: width and height swap.
     public var swapsAxes: Bool { rawValue >= 5 }
 
+    /// The size of the upright picture for stored pixels of size `s`: width and height swap for 5...8.
     public func displaySize(storedSize s: ImageSize) -> ImageSize {
         swapsAxes ? ImageSize(width: s.height, height: s.width) : s
     }

@@ -11,15 +11,22 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
     /// Luminance of the face: mean and standard deviation (0...1), share of clipped pixels, and the
     /// difference between its left and right halves.
     public var brightness: Double
+    /// Standard deviation of the face's luminance (0...1).
     public var contrast: Double
+    /// Share of the face clipped dark or bright (0...1), counted on the face smoothed and on a soft threshold.
     public var clipped: Double
+    /// Absolute difference between the mean luminance of the face's left and right halves (0...1).
     public var imbalance: Double
     /// Face height in pixels of the original image.
     public var faceHeight: Double
     /// Head pose from the 5 landmarks: roll in degrees; yaw as the nose's sideways offset from the eyes'
     /// midpoint over the eye distance; pitch as the nose's height between the eye and mouth lines (0.5 level).
     public var roll: Double?
+    /// The nose's offset along the eye line from the eyes' midpoint, over the eye distance: 0 frontal, positive
+    /// towards the subject's left eye. Nil without the detector's 5 points (Haar) or when its eyes coincide.
     public var yaw: Double?
+    /// The nose's distance below the eye line over the mouth's (0 at the eyes, 1 at the mouth; a level face
+    /// measures about `QualityModel.levelPitch`); 0.5 when the mouth is not below the eye line. Nil as `yaw` is.
     public var pitch: Double?
     /// Expression probabilities: angry, disgust, fear, happy, sad, surprise, neutral.
     public var expression: [Double]?
@@ -32,8 +39,11 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
     /// Eye aspect ratio (mean of both eyes) and mouth openness from the 68 landmarks (`LandmarkMeasures`); nil
     /// without dlib's model.
     public var eyeAspectRatio: Double?
+    /// Mouth openness from the 68 landmarks (`LandmarkMeasures.mouthOpenness`, 0 closed); nil without dlib's model.
     public var mouthOpenness: Double?
 
+    /// Measurements as taken on the face; `blockiness` and `confidence` start at 1 and the eye and mouth
+    /// measures at nil.
     public init(
         blur: Double, noise: Double, brightness: Double, contrast: Double, clipped: Double, imbalance: Double,
         faceHeight: Double, roll: Double? = nil, yaw: Double? = nil, pitch: Double? = nil, expression: [Double]? = nil,
@@ -57,26 +67,41 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
 /// One component of the capture quality. The raw value is its key in JSON reports and its name in `--explain`;
 /// the cases are in the order of the documentation's table, which `--explain` follows.
 public enum QualityComponent: String, CaseIterable, Codable, CodingKeyRepresentable, Hashable, Sendable {
+    /// The eleven components, each scored 0...1 (higher is better); `QualityModel` holds their ramps.
     case sharpness, noise, exposure, size, pose, eyes, mouth, expression, border, compression, confidence
 }
 
 /// The weight of each component in the score's (weighted geometric) mean: one stored value per component, so
 /// none can be missing.
 public struct QualityWeights: Hashable, Sendable {
+    /// The sharpness component's weight.
     public var sharpness = 4.0
+    /// The noise component's weight.
     public var noise = 1.5
+    /// The exposure component's weight.
     public var exposure = 2.0
+    /// The size component's weight.
     public var size = 1.0
+    /// The pose component's weight.
     public var pose = 1.5
+    /// The eyes component's weight.
     public var eyes = 2.0
+    /// The mouth component's weight.
     public var mouth = 0.5
+    /// The expression component's weight.
     public var expression = 1.0
+    /// The border component's weight.
     public var border = 2.0
+    /// The compression component's weight.
     public var compression = 2.0
+    /// The confidence component's weight.
     public var confidence = 1.5
 
+    /// The default weights: sharpness 4; exposure, eyes, border and compression 2; noise, pose and
+    /// confidence 1.5; size and expression 1; mouth 0.5.
     public init() {}
 
+    /// The weight of `component`, to read or set.
     public subscript(_ component: QualityComponent) -> Double {
         get {
             switch component {
@@ -116,14 +141,18 @@ public struct QualityWeights: Hashable, Sendable {
 
 /// A face's capture quality, 0...1 (higher is better), with the component scores it came from.
 public struct CaptureQuality: Hashable, Sendable, Codable {
+    /// 0...1, higher is better: from `QualityModel.score`, the weighted geometric mean of `components`, each
+    /// floored at `QualityModel.floor`.
     public var score: Double
     /// Each component measured, 0...1 (encoded as an object keyed by the components' names).
     public var components: [QualityComponent: Double]
+    /// What the components were computed from.
     public var measurements: QualityMeasurements
     /// The landmarks measured on the way (68 points, or the detector's 5 without dlib's model). Not encoded
     /// here: reports give them once per face, beside the quality.
     public var landmarks: FaceLandmarks2D?
 
+    /// A quality from its parts, as given (nothing is computed).
     public init(score: Double, components: [QualityComponent: Double], measurements: QualityMeasurements, landmarks: FaceLandmarks2D? = nil) {
         self.score = score
         self.components = components
@@ -187,15 +216,18 @@ public struct QualityModel: Hashable, Sendable {
     /// ramp is flat nowhere real faces are: every bit of blur costs, and a face blurred further always scores
     /// lower.
     public var sharpBlur = 0.15
+    /// Blur at or above which sharpness is 0 (the metric's maximum).
     public var blurredBlur = 1.0
     /// noise (grey levels) → 1 at or below `cleanNoise`, 0 at or above `noisyNoise`. Immerkær's estimate reads a
     /// clean face's own fine texture as a few grey levels at the measuring size (2.7–3.3 on the public-domain
     /// portraits, 5.7 on the film grain of Grace Hopper's); a mild blur removes that reading with the detail, so
     /// readings under `cleanNoise` do not count, while noise of 12 grey levels added to a portrait still does.
     public var cleanNoise = 4.5
+    /// Noise (grey levels) at or above which the noise component is 0.
     public var noisyNoise = 15.0
     /// Brightness within `brightnessTolerance` of 0.5 is fine, 0 at `brightnessTolerance + brightnessFalloff` away.
     public var brightnessTolerance = 0.12
+    /// How much further from 0.5 than `brightnessTolerance` the brightness factor reaches 0.
     public var brightnessFalloff = 0.30
     /// Contrast (luminance sd) at or above this is fine; below it the score falls linearly to 0.
     public var goodContrast = 0.12
@@ -203,31 +235,41 @@ public struct QualityModel: Hashable, Sendable {
     public var maxClipped = 0.30
     /// Left/right imbalance tolerated, and the falloff after it.
     public var imbalanceTolerance = 0.10
+    /// How much further than `imbalanceTolerance` the balance factor reaches 0.
     public var imbalanceFalloff = 0.30
     /// Face height (pixels) → size: 0 at or below `tinyFace`, 1 at or above `goodFace`.
     public var tinyFace = 24.0
+    /// Face height (pixels) at or above which size is 1.
     public var goodFace = 96.0
     /// Pose limits at which each factor reaches 0: roll in degrees, yaw and pitch offsets as measured.
     public var maxRoll = 45.0
+    /// |yaw| at which the pose's yaw factor reaches 0.
     public var maxYaw = 0.6
+    /// The pitch of a level head; the pose's pitch factor falls with the distance from it.
     public var levelPitch = 0.57  // frontal faces measure 0.54...0.61 with YuNet's landmarks
+    /// Distance of the pitch from `levelPitch` at which the pose's pitch factor reaches 0.
     public var maxPitchOffset = 0.45
     /// Eye aspect ratio → eyes: 0 at or below `closedEyes`, 1 at or above `openEyes` (open eyes measure about
     /// 0.25–0.35, closed ones under 0.2: Soukupová & Čech 2016).
     public var closedEyes = 0.12
+    /// Eye aspect ratio at or above which eyes is 1.
     public var openEyes = 0.20
     /// Mouth openness → mouth: 1 at or below `openMouth` (speaking, smiling), 0 at or above `yawn`.
     public var openMouth = 0.5
+    /// Mouth openness at or above which mouth is 0.
     public var yawn = 1.0
     /// Blockiness → compression: 1 at or below `cleanBlocking`, 0 at or above `heavyBlocking`.
     public var cleanBlocking = 1.15
+    /// Blockiness at or above which compression is 0.
     public var heavyBlocking = 5.0
     /// Share of the face inside the image at which border reaches 0 (1 when wholly inside).
     public var minInside = 0.5
     /// Floor for components in the geometric mean (so one zero does not hide every other difference).
     public var floor = 0.02
 
+    /// Every constant and weight at its default.
     public init() {}
+    /// The default model (what `QualityAnalyzer` scores with unless given another).
     public static let defaults = QualityModel()
 
     /// The score of a face `detector` found (its confidence is read on that detector's scale).
