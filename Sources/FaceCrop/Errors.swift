@@ -3,22 +3,39 @@ import FaceCropCore
 /// Everything that can go wrong in facecrop, with the exit status the command uses for it.
 /// Messages are full sentences, readable after "error: ".
 public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The input does not exist (66).
     case inputNotFound(String)
+    /// The input is a folder (66).
     case inputIsDirectory(String)
+    /// The input is a FIFO, device or socket, refused from `stat` without opening it (66).
     case inputNotRegularFile(String)
+    /// The input cannot be read (66): `reason` says why (no permission, a symbolic link to a missing file, a folder
+    /// that cannot be listed or is nested too deep, a name that is not UTF-8).
     case inputUnreadable(String, reason: String)
+    /// The input has 0 bytes (65).
     case inputEmpty(String)
+    /// The input is in no format facecrop can read (65).
     case notAnImage(String)
+    /// The input is an MP4 or QuickTime video given as an image (65); `best-frame` reads videos.
     case inputIsVideo(String)
+    /// The input needs a libvips loader blocked for safety (65): `--allow-untrusted-loaders`,
+    /// `FaceCropper.allowUntrustedLoaders`.
     case blockedLoader(String)
+    /// The input is damaged or truncated, or starts like an image whose header cannot be read (65); `detail` is the
+    /// decoder's words.
     case corruptImage(String, detail: String)
+    /// The header gives over `limit` pixels (`--max-pixels`, `FaceCropper.maxPixels`): refused before decoding (65).
     case tooManyPixels(String, width: Int, height: Int, limit: Int)
+    /// The input is over `limit` bytes (`--max-file-size`, `FaceCropper.maxFileSize`): refused before it is read (65).
     case fileTooLarge(String, bytes: Int, limit: Int)
     /// A format whose decoder holds the whole frame (progressive JPEG, interlaced PNG, GIF, WebP, HEIF) over
     /// the decode memory limit.
     case wholeFrameTooLarge(String, kind: String, width: Int, height: Int, bytes: Int, limit: Int)
+    /// No face was found and the crop was to fail then (`--no-face fail`, `NoFacePolicy.fail`) (2).
     case noFace(String)
+    /// The output's extension names no format facecrop writes, or this libvips cannot write it (64).
     case unsupportedOutputFormat(String)
+    /// The output is an input of the run, by identity: facecrop never overwrites an input (64).
     case outputSameAsInput(String)
     /// An output path given twice (`-o X --contact-sheet X`), by identity.
     case outputsClash(String, String)
@@ -28,10 +45,16 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
     case outputNotRegularFile(String)
     /// Output larger than the format can hold or than the output pixel limit.
     case outputTooLarge(String, width: Int, height: Int, reason: String)
+    /// The output's folder does not exist or is not a folder (73).
     case outputDirectoryMissing(String)
+    /// The output cannot be created or written (73): `reason` is the system's words (permission denied, no space left
+    /// on device).
     case outputNotWritable(String, reason: String)
+    /// Writing or encoding the output failed (73); `detail` says how.
     case writeFailed(String, detail: String)
+    /// A face detector, landmark or expression model could not be loaded or run (1).
     case detector(String)
+    /// An image operation failed otherwise (1); `detail` is the library's words.
     case imageProcessing(String)
     /// A library setting (`FaceCropper`, `CropOptions`) outside the range the command accepts for its option;
     /// the message is a whole sentence.
@@ -51,6 +74,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The message: a full sentence, readable after "Error: ".
     public var description: String {
         switch self {
         case .inputNotFound(let p): return "Input '\(p)' does not exist."

@@ -3,8 +3,12 @@
 // request has a slot, so memory is bounded by the slots, never by the number of requests.
 import Synchronization
 
+/// Back-pressure on crops: at most `slots` run at once, at most `queue` more requests wait for a slot, and the rest are
+/// turned away.
 public final class Admission: Sendable {
+    /// Crops at once (at least 1; `--slots`).
     public let slots: Int
+    /// Requests that may wait for a slot (at least 0; `--queue`).
     public let queue: Int
 
     private struct State: ~Copyable {
@@ -14,6 +18,7 @@ public final class Admission: Sendable {
     }
     private let state = Mutex(State())
 
+    /// A `slots` under 1 counts as 1, a negative `queue` as 0.
     public init(slots: Int, queue: Int) {
         self.slots = max(1, slots)
         self.queue = max(0, queue)

@@ -3,13 +3,21 @@
 import FaceCrop
 import Glibc
 
+/// A setting facecrop-serve cannot start with: an unknown flag, a missing or bad value, no key or no source, or a root
+/// or detector that cannot be loaded (`ImageServer.init`).
 public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    /// The message, one sentence, printed after "Error: ".
     public var description: String
+    /// An error whose description is `message`.
     public init(_ message: String) { description = message }
 }
 
+/// facecrop-serve's settings, each with its flag and environment variable (docs/commands/serve.md, Configuration);
+/// `parse` reads them.
 public struct ServerConfiguration: Sendable {
+    /// Address to listen on (`--host`, `FACECROP_HOST`; `0.0.0.0` for every interface).
     public var host = "127.0.0.1"
+    /// Port to listen on (`--port`, `FACECROP_PORT`; 0 for any free port).
     public var port = 8080
     /// Local sources (`local:///…`) are read under this folder; nil: none are served.
     public var root: String?
@@ -17,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var allowedHosts: Set<String> = []
     /// Unsigned URLs (`insecure` or `_` for the signature) are accepted.
     public var allowUnsigned = false
+    /// Key and salt pairs a URL may be signed with (`FACECROP_KEY` and `FACECROP_SALT`, or `IMGPROXY_KEY` and
+    /// `IMGPROXY_SALT`). Empty: no signature is checked at all, which `parse` allows only with `allowUnsigned`.
     public var keys: [SigningKey] = []
     /// Crops at once (default: the number of cores).
     public var slots = ServerConfiguration.cores
@@ -24,29 +34,44 @@ public struct ServerConfiguration: Sendable {
     public var queue = 2 * ServerConfiguration.cores
     /// Time for a whole request, from its arrival to its response being ready.
     public var requestTimeout: Duration = .seconds(30)
+    /// Time for a whole fetch of an http(s) source, body included (`--origin-timeout`); past it, 504.
     public var originTimeout: Duration = .seconds(10)
     /// A connection that sends nothing for this long between requests, or takes longer to send a request's
     /// head, is closed (slow clients cannot keep connections open).
     public var idleTimeout: Duration = .seconds(30)
+    /// Redirects followed for an http(s) source (`--max-redirects`, 0...20); one more is answered 502.
     public var maxRedirects = 3
+    /// Largest source in bytes (`--max-file-size`); larger ones are answered 413.
     public var maxFileSize = FaceCropper.defaultMaxFileSize
+    /// Largest source in pixels, width x height from its header (`--max-pixels`); larger ones are answered 413 before
+    /// they are decoded.
     public var maxPixels = FaceCropper.defaultMaxPixels
+    /// Largest output in pixels (`--max-output-pixels`); a larger one is answered 400.
     public var maxOutputPixels = FaceCropper.defaultMaxPixels
+    /// Bytes a whole-frame decoder (progressive JPEG, interlaced PNG, GIF, WebP, HEIF) may take
+    /// (`--max-decode-memory`); a source that needs more is answered 413.
     public var maxDecodeMemory = FaceCropper.defaultMaxDecodeMemory
     /// Cache-Control max-age of images and /info documents, in seconds.
     public var maxAge = 31_536_000
     /// Seconds in Retry-After when the server is busy.
     public var retryAfter = 1
+    /// The face detector (`--detector`): CenterFace, YuNet or Haar.
     public var detector: DetectorKind = .centerface
     /// The detector's score threshold and the long side of the image it sees (nil: the detector's defaults).
     public var threshold: Double?
+    /// Long side of the image faces are detected on, 32...4096 (`--detect-size`; nil: the detector's, 640).
     public var detectSize: Int?
+    /// The lowest level logged (`--log-level`): trace, debug, info (a line per request), notice, warning, error or
+    /// critical.
     public var logLevel = "info"
     /// Access logs as JSON lines (default: one key=value line per request).
     public var jsonLogs = false
 
+    /// The defaults: no root, allowed host or key (`parse` asks for a source, and a key unless unsigned URLs are
+    /// allowed).
     public init() {}
 
+    /// The processor cores online (at least 1): the default slots.
     public static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// The flags, each with the variable that sets it when the flag is absent.
@@ -75,6 +100,7 @@ public struct ServerConfiguration: Sendable {
         ("--json-logs", "FACECROP_JSON_LOGS", false, "Log JSON lines instead of key=value lines."),
     ]
 
+    /// The text of `facecrop-serve --help`: usage, where signing keys come from, and every flag with its variable.
     public static var help: String {
         var text = """
             Usage: facecrop-serve [options]

@@ -3,6 +3,7 @@
 import Crypto
 import FaceCrop
 
+/// HTTP's rules as pure functions: the format negotiated from `Accept`, media types, ETags and `If-None-Match`.
 public enum HTTPRules {
     /// The format for a URL that names none: AVIF, then WebP, when `Accept` names it with a non-zero q (a
     /// wildcard alone does not: clients that send only `*/*` get JPEG, which every client reads); else JPEG.
@@ -26,6 +27,8 @@ public enum HTTPRules {
         return .jpeg
     }
 
+    /// The media type of `format`: `image/jpeg`, `image/png`, `image/webp`, `image/tiff`, `image/heif` (HEIC) or
+    /// `image/avif`.
     public static func contentType(_ format: ImageFormat) -> String {
         switch format {
         case .jpeg: "image/jpeg"

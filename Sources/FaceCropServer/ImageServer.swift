@@ -9,9 +9,13 @@ import NIOCore
 import Prometheus
 import ServiceLifecycle
 
+/// facecrop-serve's HTTP service: image and /info URLs, /health and /metrics. One detector and one cropper serve every
+/// request; crops run on threads of their own, at most `admission.slots` at once.
 public final class ImageServer: Sendable {
+    /// The settings the server was made with.
     public let configuration: ServerConfiguration
     let cropper: FaceCropper
+    /// Back-pressure on crops, from the configuration's slots and queue; its `load` is what /health reports.
     public let admission: Admission
     let root: LocalRoot?
     let origin: OriginFetcher?
@@ -65,6 +69,8 @@ public final class ImageServer: Sendable {
 
     // MARK: Requests
 
+    /// Answers one request: a failure becomes a JSON error response, never a throw. Records the request's metrics and
+    /// logs its access line (at info level).
     public func respond(to request: Request) async -> Response {
         let start = ContinuousClock.now
         metrics.inFlight.increment()

@@ -37,20 +37,31 @@ public enum Gravity: Sendable, Equatable {
 
 /// The processing options of one URL, after parsing; defaults as documented in docs/commands/serve.md.
 public struct ProcessingOptions: Sendable, Equatable {
+    /// `rs:` or `rt:`: how the output fills the width and height (default `fit`).
     public var resize: ResizeType = .fit
     /// 0: not given.
     public var width = 0
+    /// Output height in pixels (`h:`); 0: not given.
     public var height = 0
+    /// `g:`: where the crop is placed (default `face`).
     public var gravity: Gravity = .face
+    /// `q:`: the encoder's quality, 1...100; nil (`q:0`, or none given): the format's default.
     public var quality: Int?
     /// From `f:`; the extension, when the URL has one, overrides it.
     public var format: ImageFormat?
     /// facecrop's `aspect:W:H` (or `aspect:original`): the crop's aspect when width and height do not give one.
     public var aspect: Aspect?
+    /// `strategy:`: the faces the crop frames (default all).
     public var strategy: CropStrategy = .all
+    /// `margin:`: room around the faces, in pixels of the source or (`margin:40p`) percent of the mean face height;
+    /// nil: `CropOptions`' default, 200 pixels.
     public var margin: Margin?
+    /// `el:` (or `no-enlarge`): whether an output asked larger than its crop is enlarged. On by default, unlike
+    /// imgproxy; `fill-down` never enlarges.
     public var enlarge = true
 
+    /// The defaults: `fit`, no width or height, `face` gravity, the format's quality, every face, the default margin,
+    /// enlarging on.
     public init() {}
 
     /// Every option in one fixed order: the same text for URLs that mean the same (an ETag's part).
@@ -90,7 +101,9 @@ public struct ImageURL: Sendable, Equatable {
     public var signature: String
     /// What the signature covers: the path after the signature segment, from its `/`, as sent.
     public var signedPath: String
+    /// The processing options, parsed.
     public var options: ProcessingOptions
+    /// The source image, from the path after the options.
     public var source: ImageSource
     /// From `@ext` (plain sources) or `.ext` (base64 sources).
     public var extensionFormat: ImageFormat?

@@ -8,14 +8,20 @@ import Glibc
 /// The identity of a source for ETags: a local file's device, inode, size and modification time, or an origin's
 /// validator. Two identical identities mean the same bytes.
 public struct SourceIdentity: Sendable, Equatable {
+    /// The identity as text: `file:` with the device, inode, size and modification time, or `url:` with the URL and the
+    /// origin's ETag, Last-Modified or body's SHA-256.
     public var text: String
+    /// An identity from its text.
     public init(_ text: String) { self.text = text }
 }
 
+/// The folder local sources are read under (`--root`): paths are checked as text, resolved, and opened only when they
+/// stay under it.
 public struct LocalRoot: Sendable {
     /// The root, resolved (realpath), without a trailing slash.
     public let path: String
 
+    /// The root, resolved with realpath; throws (500) when it does not exist or is not a folder.
     public init(_ root: String) throws(ServerError) {
         guard let resolved = Self.realPath(root) else { throw ServerError(500, "The root folder '\(root)' does not exist.") }
         var st = stat()
@@ -40,7 +46,9 @@ public struct LocalRoot: Sendable {
     /// An open regular file under the root, with its identity. Immutable; pread needs no lock.
     public final class OpenFile: Sendable {
         let fd: Int32
+        /// The file's size in bytes, from fstat when it was opened.
         public let size: Int
+        /// The file's device, inode, size and modification time, for ETags.
         public let identity: SourceIdentity
         init(fd: Int32, size: Int, identity: SourceIdentity) {
             self.fd = fd

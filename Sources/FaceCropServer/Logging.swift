@@ -5,18 +5,24 @@ import Synchronization
 
 /// One JSON object per line on standard output: time, level, message, label and every metadata value as a string.
 public struct JSONLogHandler: LogHandler {
+    /// Metadata logged with every message; a message's own metadata wins over it.
     public var metadata: Logger.Metadata = [:]
+    /// The lowest level logged (default info).
     public var logLevel: Logger.Level = .info
     let label: String
     private static let lock = Mutex(())
 
+    /// A handler for the logger named `label` (each line's `label`).
     public init(label: String) { self.label = label }
 
+    /// One metadata value of the handler, by key.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes one line: time, level, message, label, then every metadata value (the handler's merged with the event's)
+    /// under its key, keys sorted.
     public func log(event: LogEvent) {
         var fields = metadata
         if let extra = event.metadata { fields.merge(extra) { $1 } }
@@ -45,6 +51,7 @@ public struct JSONLogHandler: LogHandler {
     }
 }
 
+/// The process's environment, read without Foundation.
 public enum ProcessEnvironment {
     /// The process's environment variables.
     public static var variables: [String: String] {
@@ -59,7 +66,9 @@ public enum ProcessEnvironment {
     }
 }
 
+/// Standard error, written without Foundation.
 public enum FileHandleOutput {
+    /// Writes `text` as it is (no newline added) to standard error, unbuffered.
     public static func standardError(_ text: String) {
         _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
     }

@@ -6,10 +6,16 @@ import FaceCrop
 import NIOCore
 import NIOHTTP1
 
+/// Fetches HTTP(S) sources from the allowed hosts only (`--allow-host`), following redirects itself so that each target
+/// is checked too.
 public struct OriginFetcher: Sendable {
+    /// The HTTP client fetches go through; made by `makeClient`, it follows no redirect itself.
     public let client: HTTPClient
+    /// Hosts sources may come from, lowercased; `*.example.com` allows that domain's subdomains.
     public let allowedHosts: Set<String>
+    /// Redirects followed per fetch (`--max-redirects`); one more is answered 502.
     public let maxRedirects: Int
+    /// Time for a whole fetch, redirects and body included (`--origin-timeout`); past it, 504.
     public let timeout: Duration
 
     /// The client that fetches sources: redirects are followed here (each target checked), not by the client.

@@ -5,21 +5,28 @@ import FaceCrop
 /// A failed request: its HTTP status and a message readable after "error: ". Sent as JSON
 /// `{"error": message, "status": status}`.
 public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The HTTP status.
     public var status: Int
+    /// One sentence: the JSON body's `error`.
     public var message: String
     /// Seconds for `Retry-After` (503 only).
     public var retryAfter: Int?
 
+    /// An error answered with `status` and `message`; `retryAfter` seconds go in a 503's `Retry-After`.
     public init(_ status: Int, _ message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
         self.retryAfter = retryAfter
     }
 
+    /// The status and the message, as "403: …".
     public var description: String { "\(status): \(message)" }
 
+    /// 400: bad options or source syntax.
     public static func badOptions(_ message: String) -> ServerError { ServerError(400, message) }
+    /// 403: a missing or wrong signature, an unsigned URL without `--allow-unsigned`, or a host not allowed.
     public static func forbidden(_ message: String) -> ServerError { ServerError(403, message) }
+    /// 404: the source is missing, outside the root or not a regular file, or its origin answered 404 or 410.
     public static func notFound(_ message: String) -> ServerError { ServerError(404, message) }
 
     /// The library's errors by the meaning of their exit statuses: 64 (a setting out of range, an output too

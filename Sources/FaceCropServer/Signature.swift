@@ -2,10 +2,14 @@
 // Several key/salt pairs may be configured (key rotation): a signature made with any of them is accepted.
 import Crypto
 
+/// One key and salt pair of imgproxy's URL signatures: base64url(HMAC-SHA256(key, salt + path)), without padding.
 public struct SigningKey: Sendable, Equatable {
+    /// The HMAC key's bytes (hex in `FACECROP_KEY`).
     public var key: [UInt8]
+    /// Bytes signed before the path (hex in `FACECROP_SALT`).
     public var salt: [UInt8]
 
+    /// A pair from its bytes.
     public init(key: [UInt8], salt: [UInt8]) {
         self.key = key
         self.salt = salt
@@ -35,6 +39,7 @@ public struct SigningKey: Sendable, Equatable {
     }
 }
 
+/// Checks URL signatures against the configured keys.
 public enum Signature {
     /// Whether `signature` signs `path` with one of `keys`; constant time in the signature's bytes.
     public static func isValid(_ signature: String, path: String, keys: [SigningKey]) -> Bool {

@@ -6,17 +6,21 @@ import Synchronization
 
 /// One image to process, and where its outputs go.
 public struct BatchInput: Sendable, Hashable {
+    /// The input's path: as given, or its folder argument joined with the names below it.
     public var path: String
     /// Folder under the output folder: the input's folder relative to the folder argument it was found
     /// under, "" for inputs given as files.
     public var subfolder: String
 
+    /// An input and its sub-folder ("" for the top of the output folder).
     public init(path: String, subfolder: String) {
         self.path = path
         self.subfolder = subfolder
     }
 
+    /// The path's last component.
     public var fileName: String { path.split(separator: "/").last.map(String.init) ?? path }
+    /// The file name without its extension (a leading dot starts no extension): `{stem}` in output names.
     public var stem: String {
         guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return fileName }
         return String(fileName[..<dot])
@@ -28,21 +32,29 @@ public struct BatchInput: Sendable, Hashable {
 /// A batch's inputs: files as given and the images in folders (walked recursively if asked, bounded in depth,
 /// each folder once), sorted by key; and the share of them one machine takes (`shard`).
 public enum BatchInputs {
+    /// Extensions (matched in any case) of the files a folder contributes; files given directly are taken whatever
+    /// their name.
     public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "gif", "heic", "heif", "avif"]
     /// Folders nested deeper than this under a folder argument are reported, not walked.
     public static let maxDepth = 64
 
     /// What a walk found: the inputs, and the folders it could not list (each a failure of the run).
     public struct Collected: Sendable {
+        /// The inputs found.
         public var inputs: [BatchInput] = []
+        /// Folders that could not be listed or were nested too deep, and images whose names are not UTF-8, each with
+        /// its error.
         public var problems: [(path: String, error: FaceCropError)] = []
     }
 
     /// What a walk leaves out: folders (the output folder, when it is among the inputs) and files (outputs
     /// of earlier runs, from their manifests), by identity. Outputs must never become inputs.
     public struct Exclusions: Sendable {
+        /// Folders not walked, unless one is itself a folder argument.
         public var folders: Set<FileIdentity> = []
+        /// Files left out of the folders walked.
         public var files: Set<FileIdentity> = []
+        /// Nothing left out.
         public init() {}
     }
 
@@ -52,6 +64,7 @@ public enum BatchInputs {
         collect(arguments, recursive: recursive, excluding: Exclusions()).inputs
     }
 
+    /// `collect`, leaving out `excluding` and keeping what could not be walked as problems; inputs sorted by key.
     public static func collect(_ arguments: [String], recursive: Bool, excluding: Exclusions) -> Collected {
         var found = Collected()
         for argument in arguments {

@@ -8,9 +8,12 @@ import Synchronization
 
 /// Runs a batch: `process` handles one input; `run` spreads inputs over threads.
 public struct BatchRunner: Sendable {
+    /// Analyses every input: its detector, limits and quality analyser.
     public let cropper: FaceCropper
+    /// What is made of every input, and where.
     public let settings: BatchSettings
 
+    /// A runner of `settings` with `cropper`.
     public init(cropper: FaceCropper, settings: BatchSettings) {
         self.cropper = cropper
         self.settings = settings

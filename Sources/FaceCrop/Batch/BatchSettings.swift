@@ -6,9 +6,13 @@ import Synchronization
 
 /// One output per input: an aspect, an exact size, a width or the crop's own size, and a format.
 public struct OutputSpec: Sendable, Hashable {
+    /// The crop's aspect (`--aspect`, or the `--size`'s).
     public var aspect: Aspect
+    /// The output's size: exact (`--size`), a width (`--width`), or nil for the crop's own size.
     public var size: OutputSize?
+    /// The output format (`--format`; default JPEG).
     public var format: ImageFormat
+    /// An output spec; JPEG unless `format` says otherwise.
     public init(aspect: Aspect, size: OutputSize?, format: ImageFormat = .jpeg) {
         self.aspect = aspect
         self.size = size
@@ -20,9 +24,11 @@ public struct OutputSpec: Sendable, Hashable {
 public struct BatchOutput: Codable, Sendable, Equatable {
     /// Where it was written (in manifests: relative to the manifest's output folder).
     public var path: String
+    /// Its format.
     public var format: ImageFormat
     /// Its size in pixels.
     public var width: Int
+    /// Its height in pixels.
     public var height: Int
     /// Its size in bytes when written: an output of another size (truncated, replaced) is redone.
     public var bytes: Int
@@ -33,6 +39,7 @@ public struct BatchOutput: Codable, Sendable, Equatable {
     /// Faces (0-based, in the input's face order) the crop cuts, and whether the faces the strategy frames fit
     /// (as in the crop report): both absent when no face is cut.
     public var cutFaces: [Int]?
+    /// With `cutFaces`: whether the framed faces plus margin fit inside the crop.
     public var regionFits: Bool?
     /// True when the output was asked larger than the crop and kept the crop's size (`CropOptions.withoutEnlargement`).
     public var notEnlarged: Bool?
@@ -44,6 +51,7 @@ public struct BatchRecord: Codable, Sendable {
     public enum Status: String, Codable, Sendable { case done, skipped, failed }
     /// The input's path, as given or found.
     public var input: String
+    /// Done, skipped or failed.
     public var status: Status
     /// Faces found (done and skipped inputs).
     public var faces: Int?
@@ -53,8 +61,10 @@ public struct BatchRecord: Codable, Sendable {
     public var outputs: [BatchOutput]?
     /// A failed input's error, and the exit status it alone would have had.
     public var error: String?
+    /// A failed input's exit status.
     public var exitCode: Int32?
 
+    /// A record; the optional fields are absent unless given.
     public init(
         input: String, status: Status, faces: Int? = nil, faceBoxes: [PixelRect]? = nil, outputs: [BatchOutput]? = nil, error: String? = nil,
         exitCode: Int32? = nil
@@ -102,6 +112,7 @@ public struct BatchSettings: Sendable {
     /// Every input of the run, by identity: no output or manifest may be one of them.
     public var inputs = InputSet()
 
+    /// Settings with the default name template, neither `force` nor `dryRun`, and no inputs to protect.
     public init(outputDirectory: String, specs: [OutputSpec], crop: CropOptions, optionsKey: String) {
         self.outputDirectory = outputDirectory
         self.specs = specs

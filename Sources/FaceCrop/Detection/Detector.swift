@@ -6,8 +6,11 @@ import Synchronization
 /// An OpenCV face detector. OpenCV detectors are not thread-safe, so calls are serialised by a mutex
 /// (measured as fast as one detector per task on this kind of machine, and far lighter on memory).
 public final class FaceDetector: Sendable {
+    /// The cascade the Haar detector reads unless given another: OpenCV's frontal-face cascade, from Debian's
+    /// `opencv-data`.
     public static let defaultHaarCascade = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
 
+    /// Which detector it is: CenterFace, YuNet or Haar.
     public let kind: DetectorKind
     /// The model file given instead of the built-in model (or cascade), if any: an input, never an output.
     public let modelPath: String?

@@ -9,11 +9,13 @@ import Glibc
 /// The model takes 0.7–1 s to parse in dlib's format; the first load writes a raw copy to a cache folder, and
 /// later loads read that in 0.02–0.06 s (see README, Landmarks). Load it once and share it.
 public final class LandmarkFitter: Sendable {
+    /// Where Debian's `libdlib-data` installs dlib's 68-point model: the default model.
     public static let defaultModelPath = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
     /// What to tell the user when `loadDefault()` finds no model.
     public static let missingModelNote =
         "Note: dlib's 68-point landmark model is not installed (\(defaultModelPath), Debian package libdlib-data); using the detector's 5 landmarks."
 
+    /// The model file asked for, in dlib's format (`loadedFromCache`: its raw copy was read instead).
     public let modelPath: String
     /// Points per face (68 for the default model).
     public let pointCount: Int

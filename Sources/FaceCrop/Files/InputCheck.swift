@@ -73,10 +73,12 @@ public struct FileIdentity: Hashable, Sendable {
 public struct InputSet: Sendable {
     private var paths: [FileIdentity: String] = [:]
 
+    /// The identities of `inputs`; a path where nothing exists is left out.
     public init(_ inputs: [String] = []) {
         for input in inputs { insert(input) }
     }
 
+    /// Adds the identity of `path`, unless nothing exists there or that file is in the set already.
     public mutating func insert(_ path: String) {
         if let id = FileIdentity(path), paths[id] == nil { paths[id] = path }
     }
@@ -86,5 +88,6 @@ public struct InputSet: Sendable {
         FileIdentity(path).flatMap { paths[$0] }
     }
 
+    /// Whether no input is in the set.
     public var isEmpty: Bool { paths.isEmpty }
 }

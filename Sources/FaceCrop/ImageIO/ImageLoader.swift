@@ -6,6 +6,7 @@ public struct ImageLoader: Hashable, Sendable, Codable, CustomStringConvertible 
     /// The libvips operation's name, or "video".
     public let name: String
 
+    /// The loader named `name`.
     public init(_ name: String) { self.name = name }
 
     /// A video frame, decoded by FFmpeg.
@@ -15,10 +16,13 @@ public struct ImageLoader: Hashable, Sendable, Codable, CustomStringConvertible 
     /// pixels sit on an 8x8 block grid. The one place a loader's name is read.
     public var isJPEG: Bool { name.hasPrefix("jpegload") }
 
+    /// The name.
     public var description: String { name }
 
+    /// Reads a loader written as its name (a string).
     public init(from decoder: any Decoder) throws { name = try decoder.singleValueContainer().decode(String.self) }
 
+    /// Writes the name as a string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(name)

@@ -42,6 +42,7 @@ private let vipsStarted: Bool = {
 /// Output formats facecrop writes, chosen by extension: the one list every option, help text and message about
 /// output formats is made from.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
+    /// The raw values are the names in JSON reports; `heif` is written as HEIC (HEVC), `avif` as AV1 in HEIF.
     case jpeg, png, webp, tiff, heif, avif
 
     /// The extensions that name the format (any case), the usual one first.
@@ -117,6 +118,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The format's name in messages: JPEG, PNG, WebP, TIFF, HEIC or AVIF.
     public var displayName: String {
         switch self {
         case .jpeg: "JPEG"

@@ -6,16 +6,26 @@ import FaceCropCore
 
 /// An 8-bit colour.
 public struct Color: Hashable, Sendable {
+    /// Red, green and blue, 0...255.
     public var r, g, b: UInt8
+    /// The colour of red `r`, green `g` and blue `b`.
     public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) { (self.r, self.g, self.b) = (r, g, b) }
 
+    /// White: contact sheets' background.
     public static let white = Color(255, 255, 255)
+    /// Black: captions and score labels.
     public static let black = Color(0, 0, 0)
+    /// Green: a capture quality of 0.6 or more, a face without a score, a contact sheet's highlighted tile.
     public static let good = Color(46, 204, 64)  // green
+    /// Amber: a capture quality from 0.3 to under 0.6.
     public static let fair = Color(255, 176, 0)  // amber
+    /// Red: a capture quality under 0.3.
     public static let poor = Color(230, 40, 40)  // red
+    /// Cyan: landmark outlines and points.
     public static let landmarks = Color(0, 200, 255)  // cyan
+    /// Magenta: the planned crop.
     public static let crop = Color(255, 0, 200)  // magenta
+    /// Grey: faces under the minimum quality, left out of the crop.
     public static let ignored = Color(160, 160, 160)  // grey: below --min-quality
 
     /// Green, amber or red for a capture quality score.
@@ -26,15 +36,20 @@ public struct Color: Hashable, Sendable {
 
 /// Packed 8-bit RGB pixels, origin top-left, rows without padding.
 public struct RGBImage: Hashable, Sendable {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// `width * height * 3` bytes: red, green and blue of each pixel, row by row.
     public var pixels: [UInt8]
 
+    /// The image of `pixels`; traps unless both sides are positive and `pixels` holds `width * height * 3` bytes.
     public init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(width > 0 && height > 0 && pixels.count == width * height * 3, "RGBImage: \(pixels.count) bytes for \(width)x\(height)")
         (self.width, self.height, self.pixels) = (width, height, pixels)
     }
 
+    /// An image of one colour; traps unless both sides are positive.
     public init(width: Int, height: Int, fill: Color) {
         self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 3))
         self.fill(PixelRect(x: 0, y: 0, width: width, height: height), color: fill)
@@ -121,12 +136,14 @@ public struct RGBImage: Hashable, Sendable {
         }
     }
 
+    /// The outline of `r`.
     public mutating func stroke(_ r: Rect, color: Color, thickness: Int = 2) {
         stroke(
             [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY), Point(x: r.maxX, y: r.maxY), Point(x: r.minX, y: r.maxY)], closed: true, color: color,
             thickness: thickness)
     }
 
+    /// Fills `r` with `color`.
     public mutating func fill(_ r: PixelRect, color: Color) {
         let (w, h) = (width, height)
         pixels.withUnsafeMutableBufferPointer { p in

@@ -5,19 +5,28 @@ import FaceCropCore
 public enum ContactSheet {
     /// One picture of a sheet with its caption lines; a highlighted tile is framed in green.
     public struct Tile: Sendable {
+        /// The picture, shrunk to fit the tile when larger.
         public var image: RGBImage
+        /// Lines under the picture, each shortened in the middle to fit the tile's width; non-ASCII characters are
+        /// drawn as "?".
         public var caption: [String]
+        /// Framed in green: the best image, the chosen frame.
         public var highlighted: Bool
+        /// A tile, not highlighted unless asked.
         public init(image: RGBImage, caption: [String], highlighted: Bool = false) {
             (self.image, self.caption, self.highlighted) = (image, caption, highlighted)
         }
     }
 
+    /// Side in pixels of the square each thumbnail fits unless asked otherwise; `write` shrinks it when a sheet of many
+    /// tiles would be over `maxSheetPixels`.
     public static let defaultTileSize = 240
     /// Sheets are at most this many pixels (96 MB of RGB, as much again while libvips encodes it): with many
     /// tiles, the tiles shrink (down to `minTileSize`); a sheet that still does not fit is refused.
     public static let maxSheetPixels = 32_000_000
+    /// The smallest tile side, in pixels: the least `render` accepts, and as far as `write` shrinks tiles.
     public static let minTileSize = 32
+    /// The largest tile side `render` accepts, in pixels.
     public static let maxTileSize = 1024
 
     /// The tile size that keeps a sheet of `count` tiles within `maxSheetPixels`: `preferred` when it fits.

@@ -12,11 +12,13 @@ public struct FaceCropper: Sendable {
     /// photos are compressed), small enough that a stray disk image or video is refused before it is read.
     public static let defaultMaxFileSize = 512 << 20
 
+    /// Finds the faces; its calls are serialised, so one detector can serve many croppers and threads.
     public let detector: FaceDetector
     /// Detector score threshold, 0...1.
     public var threshold: Double
     /// Long side of the image the detector sees.
     public var analysisSize: Int
+    /// Larger images (width x height, from the header) are refused before they are decoded (`--max-pixels`).
     public var maxPixels: Int
     /// Larger input files are refused before they are read.
     public var maxFileSize = FaceCropper.defaultMaxFileSize
@@ -29,6 +31,7 @@ public struct FaceCropper: Sendable {
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
     public var singlePassBytes = FaceCropper.defaultSinglePassBytes
+    /// 64 MiB: the default `singlePassBytes`.
     public static let defaultSinglePassBytes = 64 << 20
     /// Shared by the threads of a run (`batch --jobs N`): whole-frame decodes together stay within it. Set it only
     /// where each thread holds one analysis at a time (see `DecodeBudget`).

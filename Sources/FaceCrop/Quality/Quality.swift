@@ -6,11 +6,16 @@ import Synchronization
 
 /// Per image: the mean capture quality over its faces (as Apple's selfie sample ranks), with min and max.
 public struct ImageQuality: Codable, Sendable, Hashable {
+    /// The mean of the faces' scores, 0...1.
     public var mean: Double
+    /// The lowest face score.
     public var min: Double
+    /// The highest face score.
     public var max: Double
+    /// How many faces were scored.
     public var faces: Int
 
+    /// The summary of `faces`; nil without any.
     public init?(_ faces: [CaptureQuality]) {
         guard !faces.isEmpty else { return nil }
         self.faces = faces.count

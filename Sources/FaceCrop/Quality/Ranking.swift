@@ -6,26 +6,38 @@ import Synchronization
 public struct Ranking: Codable, Sendable {
     /// An image with a face, with its score (the mean of its faces') and the range of its faces' scores.
     public struct Ranked: Codable, Sendable, Equatable {
+        /// The image's path, as given or found.
         public var path: String
+        /// The mean capture quality of its faces, 0...1: what the ranking orders by.
         public var score: Double
+        /// The lowest score among its faces.
         public var min: Double
+        /// The highest score among its faces.
         public var max: Double
+        /// How many faces it has.
         public var faces: Int
     }
 
     /// An image that could not be ranked, with the error and its exit status.
     public struct Failed: Codable, Sendable, Equatable {
+        /// The image's path, as given or found.
         public var path: String
+        /// The error message, a full sentence.
         public var error: String
+        /// The exit status of that error (`FaceCropError.exitCode`).
         public var exitCode: Int32
     }
 
     /// facecrop's version, as in every JSON report.
     public var version = FaceCropper.version
+    /// Images with a face, best first (equal scores in path order).
     public var ranked: [Ranked] = []
+    /// Images in which no face was found, in input order.
     public var noFace: [String] = []
+    /// Images that could not be analysed, in input order.
     public var failed: [Failed] = []
 
+    /// An empty ranking of this version.
     public init() {}
 
     /// Reads a ranking, also one written before rankings carried a version (its `version` is then "").

@@ -5,19 +5,34 @@ import FaceCropCore
 
 /// What can go wrong with a video input, with the exit status the command uses for it.
 public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No demuxer reads the file as a video (65); `detail` is FFmpeg's words.
     case notAVideo(String, detail: String)
+    /// The container has no video stream, only audio or a cover picture (65).
     case noVideoStream(String)
+    /// No decoder for the video's codec, or the decoder would not start (65).
     case unsupportedCodec(String, detail: String)
+    /// Samples the container lists lie past the end of the file, as in a cut-off download (65).
     case truncated(String)
+    /// An MP4 or QuickTime file without its index (`moov`), as one cut off before its end (65).
     case noIndex(String)
+    /// The streams cannot be read, or the decoder refused the data (65).
     case damaged(String, detail: String)
+    /// A video stream without a single frame (65).
     case noFrames(String)
+    /// Over `limit` seconds (`--max-duration`), from the container's duration or a frame's time past it (65).
     case tooLong(String, seconds: Double, limit: Double)
+    /// More frames to analyse than `limit` (`--max-frames`): every frame the container counts with `--every-frame`,
+    /// else the `--frames` asked (65).
     case tooManyFrames(String, frames: Int, limit: Int)
+    /// Frames over `limit` pixels (`--max-pixels`), refused from the stream's coded size before any is decoded (65).
     case frameTooLarge(String, width: Int, height: Int, limit: Int)
+    /// A Live Photo still without a readable video beside it; `looked` lists the paths tried (66).
     case stillWithoutVideo(String, looked: [String])
+    /// No face in any of the `frames` frames analysed (2).
     case noFace(String, frames: Int)
+    /// With `VideoOptions.stableOnly` (`--stable-only`), faces only in frames where the scene was not stable (2).
     case noStableFace(String, frames: Int)
+    /// FFmpeg or the frame registration failed otherwise (1).
     case decoder(String)
     /// A problem of the image pipeline (the still, the output).
     case image(FaceCropError)
@@ -34,6 +49,7 @@ public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The message: a full sentence, readable after "Error: ".
     public var description: String {
         switch self {
         case .notAVideo(let p, let detail): return "Input '\(p)' is not a video facecrop can read (\(detail))."
@@ -66,6 +82,7 @@ public enum VideoError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct VideoInfo: Codable, Sendable, Hashable {
     /// Display size (after rotation).
     public var width: Int
+    /// Display height (after rotation).
     public var height: Int
     /// Clockwise quarter turn applied for display (the phone's rotation metadata): 0, 90, 180, 270.
     public var rotation: Int
@@ -88,6 +105,7 @@ public struct VideoFrame: Sendable {
     public var image: RGBImage?
     /// 8-bit greyscale at the registration size (`greySize`), row by row.
     public var grey: [UInt8]
+    /// The size of `grey`, in pixels.
     public var greySize: ImageSize
     /// The decoded frame itself, kept when asked for (a frame to analyse), for a full-resolution copy later.
     var kept: KeptFrame?
