@@ -38,7 +38,7 @@ public enum Aspect: Hashable, Sendable {
     /// `width`:`height`, e.g. 16:9.
     case ratio(width: Double, height: Double)
 
-    /// Parses "16:9", "1.91:1", "4/5" or "original".
+    /// Parses "16:9", "1.91:1", "4/5", "16x9" or "original".
     public init?(_ text: String) {
         if text == "original" {
             self = .original
@@ -92,9 +92,9 @@ public enum CropPlanner {
 
     /// Ancestry's FaceCrop region, exactly: the mean x, y, width and height over all faces;
     /// offset = margin + (mean x − min x); region = (mean x − offset, mean y − offset,
-    /// mean width + 2·offset, mean height + 2·offset).
+    /// mean width + 2·offset, mean height + 2·offset). Without faces, an empty rectangle at the origin.
     public static func averageRegion(faces: [Rect], margin: Double) -> Rect {
-        precondition(!faces.isEmpty, "averageRegion needs at least one face")
+        guard !faces.isEmpty else { return Rect(x: 0, y: 0, width: 0, height: 0) }
         let n = Double(faces.count)
         let meanX = faces.map(\.x).reduce(0, +) / n
         let meanY = faces.map(\.y).reduce(0, +) / n
@@ -117,14 +117,15 @@ public enum CropPlanner {
 
     /// The region `strategy` frames, in the faces' pixels, before fitting to the aspect (it may leave the
     /// image): the union of the faces grown by `margin` (`all`), the largest one grown by it (`largest`), or
-    /// `averageRegion` (`average`). Traps when `faces` is empty.
+    /// `averageRegion` (`average`). Without faces, an empty rectangle at the origin.
     public static func region(faces: [Rect], strategy: CropStrategy, margin: Double) -> Rect {
         switch strategy {
         case .average:
             return averageRegion(faces: faces, margin: margin)
         case .all, .largest:
             let chosen = targets(of: strategy, faces: faces).map { faces[$0].outsetBy(margin) }
-            return chosen.dropFirst().reduce(chosen[0]) { $0.union($1) }
+            guard let first = chosen.first else { return Rect(x: 0, y: 0, width: 0, height: 0) }
+            return chosen.dropFirst().reduce(first) { $0.union($1) }
         }
     }
 

@@ -108,8 +108,11 @@ public struct ImageSize: Hashable, Sendable, Codable {
     }
     /// The whole image as a rectangle: origin (0, 0) at the top-left, this size.
     public var bounds: Rect { Rect(x: 0, y: 0, width: Double(width), height: Double(height)) }
-    /// The number of pixels, `width × height` (traps when the product overflows `Int`).
-    public var pixels: Int { width * height }
+    /// The number of pixels, `width × height`; `Int.max` when the product overflows `Int`.
+    public var pixels: Int {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? .max : product
+    }
 }
 
 /// A whole-pixel rectangle, origin top-left: what is cut out of an image.

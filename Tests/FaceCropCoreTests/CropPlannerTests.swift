@@ -84,6 +84,15 @@ struct CropPlannerTests {
 
     @Test func noFacesNoPlan() {
         #expect(CropPlanner.plan(faces: [], image: .init(width: 10, height: 10), strategy: .all, margin: 0, ratio: 1) == nil)
+        // The public helpers take no faces too: an empty region, not a trap.
+        for strategy in CropStrategy.allCases {
+            #expect(CropPlanner.region(faces: [], strategy: strategy, margin: 10) == Rect(x: 0, y: 0, width: 0, height: 0))
+        }
+    }
+
+    @Test func pixelCountsSaturate() {
+        #expect(ImageSize(width: 4000, height: 3000).pixels == 12_000_000)
+        #expect(ImageSize(width: .max, height: 2).pixels == .max)
     }
 
     /// Ancestry's formula, term by term: offset = margin + (mean x − min x).
