@@ -88,7 +88,7 @@ public struct FrameCandidate: Hashable, Sendable {
 
 /// The outcome of choosing a frame.
 public enum FrameChoice: Hashable, Sendable {
-    /// `index` into the candidates, with the frame scores of all of them and a sentence saying why.
+    /// `index` into the candidates, with a sentence saying why.
     case chosen(index: Int, reason: String)
     /// No candidate has a face.
     case noFace

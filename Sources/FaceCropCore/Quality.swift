@@ -17,10 +17,11 @@ public struct QualityMeasurements: Hashable, Sendable, Codable {
     public var clipped: Double
     /// Absolute difference between the mean luminance of the face's left and right halves (0...1).
     public var imbalance: Double
-    /// Face height in pixels of the original image.
+    /// Face height in pixels of the image measured (the original image; for a video, the analysed frame).
     public var faceHeight: Double
     /// Head pose from the 5 landmarks: roll in degrees; yaw as the nose's sideways offset from the eyes'
-    /// midpoint over the eye distance; pitch as the nose's height between the eye and mouth lines (0.5 level).
+    /// midpoint over the eye distance; pitch as the nose's height between the eye and mouth lines
+    /// (`QualityModel.levelPitch` level).
     public var roll: Double?
     /// The nose's offset along the eye line from the eyes' midpoint, over the eye distance: 0 frontal, positive
     /// towards the subject's left eye. Nil without the detector's 5 points (Haar) or when its eyes coincide.

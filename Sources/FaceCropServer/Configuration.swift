@@ -23,7 +23,7 @@ public struct ServerConfiguration: Sendable {
     public var root: String?
     /// HTTP(S) sources are fetched from these hosts (`*.example.com` for subdomains); empty: none are.
     public var allowedHosts: Set<String> = []
-    /// Unsigned URLs (`insecure` or `_` for the signature) are accepted.
+    /// Unsigned URLs (`insecure`, `_` or thumbor's `unsafe` for the signature) are accepted.
     public var allowUnsigned = false
     /// Key and salt pairs a URL may be signed with (`FACECROP_KEY` and `FACECROP_SALT`, or `IMGPROXY_KEY` and
     /// `IMGPROXY_SALT`). Empty: no signature is checked at all, which `parse` allows only with `allowUnsigned`.
@@ -80,7 +80,7 @@ public struct ServerConfiguration: Sendable {
         ("--port", "FACECROP_PORT", true, "Port to listen on (default 8080; 0 for any free port)."),
         ("--root", "FACECROP_ROOT", true, "Folder of local:/// sources."),
         ("--allow-host", "FACECROP_ALLOW_HOSTS", true, "Host whose http(s):// sources are fetched (repeatable; *.example.com for its subdomains)."),
-        ("--allow-unsigned", "FACECROP_ALLOW_UNSIGNED", false, "Accept unsigned URLs ('insecure' or '_' as the signature)."),
+        ("--allow-unsigned", "FACECROP_ALLOW_UNSIGNED", false, "Accept unsigned URLs ('insecure', '_' or 'unsafe' as the signature)."),
         ("--slots", "FACECROP_SLOTS", true, "Crops at once (default: the number of cores)."),
         ("--queue", "FACECROP_QUEUE", true, "Requests that wait for a slot; more are answered 503 (default: twice the slots)."),
         ("--timeout", "FACECROP_TIMEOUT", true, "Seconds for a whole request (default 30)."),
@@ -96,7 +96,7 @@ public struct ServerConfiguration: Sendable {
         ("--detector", "FACECROP_DETECTOR", true, "centerface (default), yunet or haar."),
         ("--threshold", "FACECROP_THRESHOLD", true, "Detector confidence threshold, 0...1 (default: the detector's)."),
         ("--detect-size", "FACECROP_DETECT_SIZE", true, "Long side of the image faces are detected on, 32...4096 (default 640)."),
-        ("--log-level", "FACECROP_LOG_LEVEL", true, "trace, debug, info (default: one line per request), notice, warning, error."),
+        ("--log-level", "FACECROP_LOG_LEVEL", true, "trace, debug, info (default: one line per request), notice, warning, error, critical."),
         ("--json-logs", "FACECROP_JSON_LOGS", false, "Log JSON lines instead of key=value lines."),
     ]
 

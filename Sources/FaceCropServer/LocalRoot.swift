@@ -38,7 +38,7 @@ public struct LocalRoot: Sendable {
         return text
     }
 
-    /// Whether `resolved` (a realpath) is `root` or inside it.
+    /// Whether `resolved` (a realpath) is inside `root` (not `root` itself; with an empty root, any absolute path).
     public static func isInside(_ resolved: String, root: String) -> Bool {
         root.isEmpty ? resolved.hasPrefix("/") : resolved.hasPrefix(root + "/")
     }

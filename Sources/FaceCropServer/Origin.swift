@@ -37,8 +37,9 @@ public struct OriginFetcher: Sendable {
         return false
     }
 
-    /// The body and identity of `url`: 403 for a host (or redirect target) off the allow-list, 404 when the origin
-    /// says 404 or 410, 413 over `maxBytes`, 504 past the time limit, 502 for any other failure.
+    /// The body and identity of `url`: 403 for a host (or redirect target) off the allow-list, 400 for a redirect
+    /// to a URL it would refuse as a source (e.g. with a user name), 404 when the origin says 404 or 410, 413 over
+    /// `maxBytes`, 504 past the time limit, 502 for any other failure.
     public func fetch(_ url: String, name: String, maxBytes: Int) async throws(ServerError) -> (bytes: [UInt8], identity: SourceIdentity) {
         let deadline = NIODeadline.now() + timeout.timeAmount
         let end = ContinuousClock.now + timeout

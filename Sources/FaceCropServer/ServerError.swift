@@ -31,7 +31,7 @@ public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The library's errors by the meaning of their exit statuses: 64 (a setting out of range, an output too
     /// large) 400; 65 (not an image, damaged) 422, or 413 when the input is over a size limit; 66 (missing,
-    /// not a regular file) 404; everything else 500.
+    /// not a regular file) 404; no face (status 2) 422; everything else 500.
     public init(_ error: FaceCropError) {
         switch error {
         case .fileTooLarge, .tooManyPixels, .wholeFrameTooLarge: self.init(413, error.description)

@@ -45,7 +45,7 @@ typedef struct {
     float noise;         // Immerkaer noise estimate, in grey levels (0...255)
     float mean;          // mean luminance, 0...1
     float contrast;      // luminance standard deviation, 0...1
-    float clipped;       // share of pixels below 2 % or above 98 % luminance
+    float clipped;       // share of the face (smoothed, soft threshold 1-5 % / 95-99 %) clipped dark or bright
     float imbalance;     // |mean of left half - mean of right half|, 0...1
     float expression[7]; // angry, disgust, fear, happy, sad, surprise, neutral (all -1 without a model)
 } OCVFaceMetrics;

@@ -54,8 +54,8 @@ public enum ContactSheet {
     }
 
     static func columns(count: Int, requested: Int?) -> Int {
-        // Up to 10 columns; beyond 100 tiles a square grid, so the sheet does not grow into a tall strip.
-        max(1, min(count, requested ?? max(min(10, Int(Double(count).squareRoot().rounded(.up))), Int(Double(count).squareRoot().rounded(.up)))))
+        // A square grid by default (10 columns for 100 tiles), so the sheet does not grow into a tall strip.
+        max(1, min(count, requested ?? Int(Double(count).squareRoot().rounded(.up))))
     }
 
     static func layout(count: Int, tileSize: Int, lines: Int, columns: Int? = nil) -> (cols: Int, rows: Int, cellWidth: Int, cellHeight: Int, lineHeight: Int) {
@@ -72,7 +72,7 @@ public enum ContactSheet {
         return checkedProduct(l.cols * l.cellWidth + 10, l.rows * l.cellHeight + 10)
     }
 
-    /// Layout: thumbnails fit a `tileSize` square; `columns` defaults to about the square root of the count (at most 10).
+    /// Layout: thumbnails fit a `tileSize` square; `columns` defaults to the square root of the count, rounded up.
     public static func render(_ tiles: [Tile], tileSize: Int = defaultTileSize, columns: Int? = nil) throws(FaceCropError) -> RGBImage {
         try checkSetting(tileSize, (minTileSize...maxTileSize, "an integer from \(minTileSize) to \(maxTileSize)"), "the contact sheet's tile size")
         if let columns { try checkSetting(columns, (1...Int.max, "a positive integer"), "the contact sheet's columns") }

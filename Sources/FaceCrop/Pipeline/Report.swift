@@ -16,7 +16,7 @@ public struct CropReport: Codable, Sendable {
     public var crop: CropInfo?
     /// The file written; absent with `--dry-run` and for `detect`.
     public var output: OutputInfo?
-    /// Mean, min and max capture quality over the faces (with `detect --quality`).
+    /// Mean, min and max capture quality over the faces (with `detect --quality`, `--min-quality`, `annotate`).
     public var quality: ImageQuality?
     /// Milliseconds per stage.
     public var timings: Timings
@@ -38,7 +38,7 @@ public struct InputInfo: Codable, Sendable {
 
 /// What faces were detected on (`analysis` in `--json`): the detector's copy's size, the detector and its threshold.
 public struct AnalysisInfo: Codable, Sendable {
-    /// Size of the shrunk image the detector saw.
+    /// Width of the copy the detector saw (scaled to `--detect-size`: shrunk, or small images enlarged).
     public var width: Int
     /// Its height in pixels.
     public var height: Int

@@ -36,7 +36,8 @@ public struct StabilityFrame: Codable, Sendable, Hashable {
     public var index: Int
     /// Seconds from the start of the video.
     public var time: Double
-    /// Translation from the previous analysed frame (absent for the first).
+    /// Translation from the video frame just before this one, in analysis pixels (absent for the first frame
+    /// after a jump).
     public var shift: Shift?
     /// Phase-correlation peak, 0...1.
     public var response: Double?
@@ -106,7 +107,7 @@ extension BestFrameFinder {
     }
 }
 
-/// `facecrop best-frame --json` (schema in README).
+/// `facecrop best-frame --json` (fields in docs/json.md).
 public struct BestFrameReport: Codable, Sendable {
     /// The facecrop version that made the report.
     public var version = FaceCropper.version
