@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable {
     /// A connection that sends nothing for this long between requests, or takes longer to send a request's
     /// head, is closed (slow clients cannot keep connections open).
     public var idleTimeout: Duration = .seconds(30)
+    /// Connections open at once (`--max-connections`); at that many the server stops accepting until one closes
+    /// (new ones wait in the listen queue, 256 long).
+    public var maxConnections = 512
     /// Redirects followed for an http(s) source (`--max-redirects`, 0...20); one more is answered 502.
     public var maxRedirects = 3
     /// Largest source in bytes (`--max-file-size`); larger ones are answered 413.
@@ -86,6 +89,7 @@ public struct ServerConfiguration: Sendable {
         ("--timeout", "FACECROP_TIMEOUT", true, "Seconds for a whole request (default 30)."),
         ("--origin-timeout", "FACECROP_ORIGIN_TIMEOUT", true, "Seconds to fetch an http(s) source (default 10)."),
         ("--idle-timeout", "FACECROP_IDLE_TIMEOUT", true, "Seconds a connection may send nothing before it is closed (default 30)."),
+        ("--max-connections", "FACECROP_MAX_CONNECTIONS", true, "Connections open at once; at that many, new ones wait to be accepted (default 512)."),
         ("--max-redirects", "FACECROP_MAX_REDIRECTS", true, "Redirects followed for an http(s) source (default 3)."),
         ("--max-file-size", "FACECROP_MAX_FILE_SIZE", true, "Largest source in bytes (default 536870912)."),
         ("--max-pixels", "FACECROP_MAX_PIXELS", true, "Largest source in pixels (default 268402689)."),
@@ -191,6 +195,7 @@ public struct ServerConfiguration: Sendable {
         if let v = try seconds("--timeout") { c.requestTimeout = v }
         if let v = try seconds("--origin-timeout") { c.originTimeout = v }
         if let v = try seconds("--idle-timeout") { c.idleTimeout = v }
+        if let v = try integer("--max-connections", 1...1_000_000) { c.maxConnections = v }
         if let v = try integer("--max-redirects", 0...20) { c.maxRedirects = v }
         if let v = try integer("--max-file-size", Limits.bytes.range) { c.maxFileSize = v }
         if let v = try integer("--max-pixels", Limits.pixels.range) { c.maxPixels = v }

@@ -3,6 +3,7 @@
 // cropper are shared by every request; crops run on threads of their own, never on NIO's event loops.
 import FaceCrop
 import FoundationEssentials
+import Glibc
 import Hummingbird
 import Logging
 import NIOCore
@@ -20,6 +21,7 @@ public final class ImageServer: Sendable {
     let root: LocalRoot?
     let origin: OriginFetcher?
     let metrics: ServerMetrics
+    let connections: ConnectionLimit
     let logger: Logger
 
     /// Loads the detector and starts libvips; throws for a root that is not a folder or a detector that cannot load.
@@ -48,15 +50,25 @@ public final class ImageServer: Sendable {
             : OriginFetcher(
                 client: OriginFetcher.makeClient(timeout: configuration.originTimeout), allowedHosts: configuration.allowedHosts,
                 maxRedirects: configuration.maxRedirects, timeout: configuration.originTimeout)
-        metrics = ServerMetrics(admission: admission)
+        connections = ConnectionLimit(max: configuration.maxConnections)
+        metrics = ServerMetrics(admission: admission, connections: connections)
+        var files = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur != rlim_t.max,
+            UInt64(configuration.maxConnections) + 64 > UInt64(files.rlim_cur)
+        {
+            logger.warning(
+                "--max-connections leaves few file descriptors: raise the limit (ulimit -n, LimitNOFILE=) or lower --max-connections",
+                metadata: ["maxConnections": "\(configuration.maxConnections)", "descriptorLimit": "\(files.rlim_cur)"])
+        }
     }
 
     /// The Hummingbird application on `configuration.host` and `port`; `onRunning` hears the port it listens on.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> Application<CallbackResponder<BasicRequestContext>> {
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in await respond(to: request) }
+        let connections = connections
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: configuration.idleTimeout.timeAmount)),
+            server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()], idleTimeout: configuration.idleTimeout.timeAmount)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -309,14 +321,17 @@ struct PlannedOutput: Encodable {
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let admission: Admission
+    let connections: ConnectionLimit
+    let open: Gauge
     let duration: DurationHistogram
     let inFlight: Gauge
     let rejected: Counter
     let running: Gauge
     let waiting: Gauge
 
-    init(admission: Admission) {
+    init(admission: Admission, connections: ConnectionLimit) {
         self.admission = admission
+        self.connections = connections
         func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "facecrop", metricName: metric, unitName: unit, helpText: help)
         }
@@ -330,6 +345,7 @@ final class ServerMetrics: Sendable {
         rejected = registry.makeCounter(descriptor: name("rejected", "total", "Requests answered 503: no slot and the queue full, or past --timeout."))
         running = registry.makeGauge(descriptor: name("crops", "running", "Requests holding a crop slot."))
         waiting = registry.makeGauge(descriptor: name("crops", "waiting", "Requests waiting for a crop slot."))
+        open = registry.makeGauge(descriptor: name("connections", "open", "Connections open (at --max-connections, no more are accepted)."))
     }
 
     func requests(status: Int) -> Counter {
@@ -342,6 +358,7 @@ final class ServerMetrics: Sendable {
         let (r, w) = admission.load
         running.set(Int64(r))
         waiting.set(Int64(w))
+        open.set(Int64(connections.count))
         return registry.emitToBuffer()
     }
 }

@@ -297,7 +297,7 @@ struct ConfigurationTests {
                 "--root", "/srv", "--allow-host", "A.example.com", "--allow-host=b.example.com", "--slots", "3", "--port=0", "--timeout", "2.5",
                 "--detect-size", "320", "--threshold", "0.6",
             ],
-            environment: Self.keys.merging(["FACECROP_SLOTS": "9", "FACECROP_QUEUE": "1"]) { $1 })
+            environment: Self.keys.merging(["FACECROP_SLOTS": "9", "FACECROP_QUEUE": "1", "FACECROP_MAX_CONNECTIONS": "64"]) { $1 })
         #expect(c.root == "/srv")
         #expect(c.allowedHosts == ["a.example.com", "b.example.com"])
         #expect(c.slots == 3)
@@ -306,6 +306,7 @@ struct ConfigurationTests {
         #expect(c.requestTimeout == .milliseconds(2500))
         #expect(c.keys == [SigningKey(key: [10, 11], salt: [12])])
         #expect(c.detectSize == 320 && c.threshold == 0.6)
+        #expect(c.maxConnections == 64)
         #expect(!c.allowUnsigned)
         let e = try ServerConfiguration.parse(
             arguments: [],
@@ -314,6 +315,7 @@ struct ConfigurationTests {
             ])
         #expect(e.allowUnsigned && e.root == "/r" && e.allowedHosts == ["x.org", "y.org"] && e.keys.count == 1)
         #expect(e.queue == 2 * e.slots)
+        #expect(e.maxConnections == 512)
     }
 
     @Test(
@@ -321,6 +323,7 @@ struct ConfigurationTests {
             (["--root", "/r"], [String: String](), "FACECROP_KEY"),
             ([], keys, "nothing to serve"),
             (["--root", "/r", "--slots", "0"], keys, "--slots"),
+            (["--root", "/r", "--max-connections", "0"], keys, "--max-connections"),
             (["--root", "/r", "--bogus"], keys, "Unknown option"),
             (["--root"], keys, "Expected a value"),
             (["--root", "/r", "--timeout", "-1"], keys, "--timeout"),

@@ -260,19 +260,8 @@ struct ServerTests {
     @Test func slowClientsAreDisconnected() async throws {
         let configuration = LiveServer.configuration(root: nil) { $0.idleTimeout = .seconds(1) }
         try await withServer(configuration) { s async throws in
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #expect(fd >= 0)
+            let fd = try connectSocket(port: s.port, receiveTimeout: 20)
             defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(s.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            #expect(connected == 0)
-            var wait = timeval(tv_sec: 20, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
             let partial = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
             #expect(send(fd, partial, partial.count, 0) == partial.count)
             let start = ContinuousClock.now
@@ -281,6 +270,27 @@ struct ServerTests {
             // Closed by the server (0 bytes, or a reset), well before the 20 s this side would wait.
             #expect(read <= 0 && ContinuousClock.now - start < .seconds(15), "read \(read) after \(ContinuousClock.now - start)")
             #expect(try await s.get("/health").status == 200)
+        }
+    }
+
+    /// --max-connections: at the cap the server accepts no more connections; a request on one made meanwhile waits
+    /// in the listen queue, unanswered, and is answered as soon as another connection closes.
+    @Test func connectionsOverTheCapWaitToBeAccepted() async throws {
+        try await withServer(LiveServer.configuration(root: nil) { $0.maxConnections = 2 }) { s async throws in
+            let held = try [connectSocket(port: s.port), connectSocket(port: s.port)]
+            defer { for fd in held { close(fd) } }
+            try await Task.sleep(for: .milliseconds(500))  // the two accepted, and accepting paused
+            let third = try connectSocket(port: s.port, receiveTimeout: 1)
+            defer { close(third) }
+            let request = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            #expect(send(third, request, request.count, 0) == request.count)
+            var buffer = [UInt8](repeating: 0, count: 512)
+            #expect(recv(third, &buffer, buffer.count, 0) < 0, "answered while two connections were open")
+            shutdown(held[0], Int32(SHUT_RDWR))
+            var wait = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(third, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            let read = recv(third, &buffer, buffer.count, 0)
+            #expect(read > 0 && String(decoding: buffer.prefix(max(read, 0)), as: UTF8.self).hasPrefix("HTTP/1.1 200"), "read \(read)")
         }
     }
 

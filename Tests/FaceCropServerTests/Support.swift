@@ -125,6 +125,26 @@ final class LiveServer: Sendable {
 }
 
 /// Runs `body` with a server, stopping it afterwards whatever happens.
+/// A TCP connection to 127.0.0.1:`port`, receiving with a timeout of `receiveTimeout` seconds.
+func connectSocket(port: Int, receiveTimeout: Int = 20) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket() failed") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw TestFailure("connect() to port \(port) failed")
+    }
+    var wait = timeval(tv_sec: receiveTimeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+    return fd
+}
+
 func withServer<T>(_ configuration: ServerConfiguration, _ body: (LiveServer) async throws -> T) async throws -> T {
     let server = try await LiveServer.start(configuration)
     do {
