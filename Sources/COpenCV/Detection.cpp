@@ -37,10 +37,15 @@ struct OCVDetector {
     // CenterFace: OpenCV 4.6's importer keeps some layer shapes of the first input a net runs on, and a net
     // run again at another size returns garbage. So the model's bytes are kept, and the net is read anew from
     // them whenever the input size changes (a few tens of milliseconds; images of one size share a net).
+    // With keep_spare, the net of the size before is kept too (spare), for inputs that alternate between two
+    // sizes, such as a batch of landscape and portrait photos.
     std::vector<char> model_file;
     const char *model = nullptr;
     size_t model_size = 0;
     cv::Size net_size;
+    bool keep_spare = false;
+    cv::dnn::Net spare;
+    cv::Size spare_size;
 };
 
 namespace {
@@ -131,8 +136,17 @@ std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float thre
 std::vector<OCVFace> centerface_detect(OCVDetector &d, const cv::Mat &rgb, float threshold) {
     const cv::Size pad = padded_size(rgb.cols, rgb.rows);
     if (d.net_size != pad) {
-        if (d.net_size != cv::Size()) d.net = cv::dnn::readNetFromONNX(d.model, d.model_size);
-        d.net_size = pad;
+        if (d.keep_spare && d.spare_size == pad) {
+            std::swap(d.net, d.spare);
+            std::swap(d.net_size, d.spare_size);
+        } else {
+            if (d.keep_spare && d.net_size.width > 0) {
+                d.spare = d.net; // nets share their state when copied: this one stays with the spare
+                d.spare_size = d.net_size;
+            }
+            if (d.net_size != cv::Size()) d.net = cv::dnn::readNetFromONNX(d.model, d.model_size);
+            d.net_size = pad;
+        }
     }
     cv::Mat padded;
     cv::copyMakeBorder(rgb, padded, 0, pad.height - rgb.rows, 0, pad.width - rgb.cols, cv::BORDER_CONSTANT, cv::Scalar());
@@ -250,11 +264,22 @@ extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, s
 
 extern "C" void ocv_free(OCVDetector *detector) { delete detector; }
 
+extern "C" void ocv_keep_spare_net(OCVDetector *detector, int keep) {
+    if (!detector || detector->kind != OCVDetector::centerface) return;
+    detector->keep_spare = keep != 0;
+    if (!detector->keep_spare) {
+        detector->spare = cv::dnn::Net();
+        detector->spare_size = cv::Size();
+    }
+}
+
 extern "C" void ocv_release_working_memory(OCVDetector *detector) {
     if (!detector || detector->kind != OCVDetector::centerface) return;
     try {
         detector->net = cv::dnn::Net();
         detector->net_size = cv::Size(-1, -1); // no input size: centerface_detect reads the net again
+        detector->spare = cv::dnn::Net();
+        detector->spare_size = cv::Size();
     } catch (...) {
         return;
     }

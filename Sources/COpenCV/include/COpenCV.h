@@ -33,6 +33,8 @@ void ocv_free(OCVDetector *detector);
 /// Lets go of the memory a detector's runs allocated: CenterFace's net and its intermediate buffers (the net is
 /// read again from the model's bytes before the next detection); nothing for the other detectors.
 void ocv_release_working_memory(OCVDetector *detector);
+/// keep != 0: CenterFace also keeps the net of the input size before the current one (see OCVDetector).
+void ocv_keep_spare_net(OCVDetector *detector, int keep);
 
 /// Detects faces in packed 8-bit RGB, on a copy scaled down to `max_side` (long side) when it is longer (0: as
 /// given); boxes and points are in the given image's pixels. Writes at most `capacity` faces (best first) and

@@ -20,8 +20,11 @@ public struct BatchRunner: Sendable {
     }
 
     /// Processes every input on `jobs` threads; `report` is called (serially) as each finishes. Records come
-    /// back in input order. With `failFast`, no new input starts after a failure.
+    /// back in input order. With `failFast`, no new input starts after a failure. The detector keeps its nets
+    /// for two input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`): photos of both orientations.
     public func run(_ inputs: [BatchInput], jobs: Int, failFast: Bool, report: @escaping @Sendable (BatchRecord) -> Void) -> [BatchRecord] {
+        cropper.detector.keepsNetsForTwoSizes(true)
+        defer { cropper.detector.keepsNetsForTwoSizes(false) }
         let records = Mutex([BatchRecord?](repeating: nil, count: inputs.count))
         concurrentForEach(inputs.count, jobs: jobs) { index in
             let record = process(inputs[index])

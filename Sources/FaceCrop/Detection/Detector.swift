@@ -46,6 +46,13 @@ public final class FaceDetector: Sendable {
         handle.withLock { ocv_release_working_memory($0.pointer) }
     }
 
+    /// Whether CenterFace also keeps its net for the input size before the current one, so that inputs
+    /// alternating between two sizes (a batch of landscape and portrait photos) do not read the net again at
+    /// each switch, for the second net's buffers (tens of megabytes). Off by default; nothing for YuNet and Haar.
+    public func keepsNetsForTwoSizes(_ keep: Bool) {
+        handle.withLock { ocv_keep_spare_net($0.pointer, keep ? 1 : 0) }
+    }
+
     /// Faces in packed RGB, in its pixels; found on a copy scaled down to `maxSide` (long side) when it is
     /// longer (0: as given).
     func detect(rgb: UnsafePointer<UInt8>, width: Int, height: Int, maxSide: Int = 0, threshold: Double) throws(FaceCropError) -> [DetectedFace] {
