@@ -53,10 +53,13 @@ public struct Ranking: Codable, Sendable {
 extension FaceCropper {
     /// Ranks `paths`, `jobs` at a time. With `thumbnails`, also returns each readable image's picture
     /// (faces drawn) fitting that many pixels, for a contact sheet. Needs `qualityAnalyzer`. `progress` is
-    /// called (serially) as each image is done, with whether it failed.
+    /// called (serially) as each image is done, with whether it failed. The detector keeps its nets for two
+    /// input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`), as a batch does.
     public func rank(
         _ paths: [String], jobs: Int, thumbnails: Int? = nil, progress: (@Sendable (_ failed: Bool) -> Void)? = nil
     ) -> (ranking: Ranking, thumbnails: [String: RGBImage]) {
+        detector.keepsNetsForTwoSizes(true)
+        defer { detector.keepsNetsForTwoSizes(false) }
         let outcomes = Mutex([Result<(ImageQuality?, RGBImage?), FaceCropError>?](repeating: nil, count: paths.count))
         concurrentForEach(paths.count, jobs: jobs) { i in
             let outcome = Result { () throws(FaceCropError) -> (ImageQuality?, RGBImage?) in
