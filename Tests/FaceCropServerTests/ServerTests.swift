@@ -2,10 +2,11 @@
 // confinement of local sources, the allow-list of http sources, caching headers, negotiation, back-pressure.
 import AsyncHTTPClient
 import FaceCrop
-import FaceCropServer
 import Foundation
 import NIOHTTP1
 import Testing
+
+@testable import FaceCropServer
 
 #if canImport(Glibc)
 import Glibc
@@ -279,7 +280,10 @@ struct ServerTests {
         try await withServer(LiveServer.configuration(root: nil) { $0.maxConnections = 2 }) { s async throws in
             let held = try [connectSocket(port: s.port), connectSocket(port: s.port)]
             defer { for fd in held { close(fd) } }
-            try await Task.sleep(for: .milliseconds(500))  // the two accepted, and accepting paused
+            // The two accepted (then accepting is paused, on the listening channel's loop).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while s.server.connections.count < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(200))
             let third = try connectSocket(port: s.port, receiveTimeout: 1)
             defer { close(third) }
             let request = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)

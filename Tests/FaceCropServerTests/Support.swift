@@ -124,7 +124,6 @@ final class LiveServer: Sendable {
     }
 }
 
-/// Runs `body` with a server, stopping it afterwards whatever happens.
 /// A TCP connection to 127.0.0.1:`port`, receiving with a timeout of `receiveTimeout` seconds.
 func connectSocket(port: Int, receiveTimeout: Int = 20) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -145,6 +144,7 @@ func connectSocket(port: Int, receiveTimeout: Int = 20) throws -> Int32 {
     return fd
 }
 
+/// Runs `body` with a server, stopping it afterwards whatever happens.
 func withServer<T>(_ configuration: ServerConfiguration, _ body: (LiveServer) async throws -> T) async throws -> T {
     let server = try await LiveServer.start(configuration)
     do {
