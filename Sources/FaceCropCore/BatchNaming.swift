@@ -31,10 +31,7 @@ extension BatchNaming {
     /// keep a manifest each. A name too long to take the 22 bytes more (a file name is at most 255 bytes) is
     /// replaced by its own hash.
     package static func manifestName(input fileName: String, optionsKey: String) -> String {
-        func hex(_ value: UInt64) -> String {
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }
+        func hex(_ value: UInt64) -> String { String(value, radix: 16).leftPadded(to: 16) }
         let base = fileName.utf8.count + 22 <= 255 ? fileName : hex(Shards.fnv1a(fileName))
         return "\(base).\(hex(Shards.fnv1a(optionsKey))).json"
     }

@@ -30,5 +30,6 @@ package enum FileName {
 }
 
 extension String {
-    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+    /// Zeros in front up to `width` characters (hex digits of escapes and hashes).
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
