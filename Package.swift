@@ -36,7 +36,7 @@ let package = Package(
             name: "CVipsShim",
             exclude: ["glib"],
             cSettings: [.headerSearchPath("glib/include"), .headerSearchPath(glibConfigInclude)],
-            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("gmodule-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would load every
         // OpenCV library Debian ships, Qt, VTK and HDF5 behind them, into every process (ARCHITECTURE.md).

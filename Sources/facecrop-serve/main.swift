@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 
+FaceCropper.openImageModulesOnDemand()
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print(ServerConfiguration.help, terminator: "")

@@ -21,6 +21,7 @@ struct FaceCropCommand: ParsableCommand {
     /// ArgumentParser's main, with one more hint: a file whose name starts with '-' is read as an option,
     /// and the parser then reports a missing input, which is no help to someone who gave one.
     static func main() {
+        FaceCropper.openImageModulesOnDemand()
         refuseUndecodableArguments()
         var command: ParsableCommand
         do {
@@ -41,6 +42,7 @@ struct FaceCropCommand: ParsableCommand {
             }
             exit(withError: error)
         }
+        if command is Crop || command is Detect || command is Annotate { FaceCropper.returnLargeBlocksWhenFreed() }
         do {
             try command.run()
         } catch {

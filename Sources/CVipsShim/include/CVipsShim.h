@@ -16,6 +16,11 @@ typedef struct _VipsImage FCImage;
 
 enum { FC_NOT_AN_IMAGE = -2, FC_BLOCKED = -3 };
 
+/// Makes libvips open its modules (loaders in separate libraries) when needed rather than all at start. Call
+/// before fc_init, while the process has one thread (it sets VIPSHOME).
+void fc_load_modules_on_demand(void);
+/// Makes glibc map every block of 64 KiB or more (given back when freed) rather than keep such blocks in its heap.
+void fc_map_large_blocks(void);
 /// Starts libvips once (safe to call repeatedly). Returns 0 on success.
 int fc_init(const char *argv0);
 /// Blocks (or allows) the loaders libvips marks untrusted, e.g. ImageMagick.

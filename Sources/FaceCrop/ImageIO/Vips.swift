@@ -197,6 +197,12 @@ final class VipsImage: @unchecked Sendable {
 
     static func start() { _ = vipsStarted }
 
+    /// See `FaceCropper.openImageModulesOnDemand`.
+    static func loadModulesOnDemand() { fc_load_modules_on_demand() }
+
+    /// See `FaceCropper.returnLargeBlocksWhenFreed`.
+    static func mapLargeBlocks() { fc_map_large_blocks() }
+
     static func setBlockUntrusted(_ block: Bool) {
         guard vipsStarted else { return }
         fc_block_untrusted(block ? 1 : 0)

@@ -66,6 +66,18 @@ public struct FaceCropper: Sendable {
         BackgroundTask { VipsImage.start() }
     }
 
+    /// For a command's `main`, before any other thread starts (it sets `VIPSHOME` to `/dev/null`): libvips then
+    /// opens its format modules, from beside the libvips library that runs, when they are needed instead of all
+    /// of them at start (about 7 MB and 15 ms a process on Debian). HEIF's opens with libvips; ImageMagick's,
+    /// PDF's, OpenSlide's and JPEG XL's once untrusted loaders are allowed or a file comes that no other loader
+    /// knows.
+    package static func openImageModulesOnDemand() { VipsImage.loadModulesOnDemand() }
+
+    /// For a command that analyses one image and exits: every block of 64 KiB or more goes back to the system
+    /// when freed, instead of glibc keeping blocks up to tens of megabytes in its heap (a lower peak for the
+    /// process, at the same speed: docs/performance.md). Process-wide.
+    package static func returnLargeBlocksWhenFreed() { VipsImage.mapLargeBlocks() }
+
     /// libvips' untrusted loaders (ImageMagick and other formats not fuzzed for hostile input) are blocked
     /// unless allowed here. Process-wide.
     public static func allowUntrustedLoaders(_ allow: Bool) {
