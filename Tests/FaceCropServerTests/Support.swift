@@ -124,8 +124,8 @@ final class LiveServer: Sendable {
     }
 }
 
-/// A TCP connection to 127.0.0.1:`port`, receiving with a timeout of `receiveTimeout` seconds.
-func connectSocket(port: Int, receiveTimeout: Int = 20) throws -> Int32 {
+/// A TCP connection to 127.0.0.1:`port`.
+func connectSocket(port: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket() failed") }
     var address = sockaddr_in()
@@ -139,9 +139,24 @@ func connectSocket(port: Int, receiveTimeout: Int = 20) throws -> Int32 {
         close(fd)
         throw TestFailure("connect() to port \(port) failed")
     }
-    var wait = timeval(tv_sec: receiveTimeout, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
     return fd
+}
+
+/// What comes in on `fd` within `timeout`: the bytes of one read, empty when the peer closed (or reset) the
+/// connection, nil when nothing came. It waits with Task.sleep, not in a blocking call: the server's accept loop
+/// runs on Swift's cooperative pool, which has only as many threads as the machine has cores.
+func receive(_ fd: Int32, timeout: Duration) async throws -> [UInt8]? {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if poll(&ready, 1, 0) > 0 {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            let n = recv(fd, &buffer, buffer.count, 0)
+            return Array(buffer.prefix(max(n, 0)))
+        }
+        if ContinuousClock.now >= deadline { return nil }
+        try await Task.sleep(for: .milliseconds(20))
+    }
 }
 
 /// Runs `body` with a server, stopping it afterwards whatever happens.
