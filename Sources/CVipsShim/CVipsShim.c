@@ -173,9 +173,8 @@ static VipsFailOn fail_level(int fail_on_truncated) {
     return fail_on_truncated ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE;
 }
 
-// Opens an image from a source (taking over the caller's reference): the loader is found from the first bytes,
-// and one that is blocked is refused before it runs.
-// The loader of a source, after opening the modules not opened yet if none of the open ones knows it.
+// The loader of a source, after opening the modules not opened yet if none of the open ones knows it (the
+// first search's "not a known format" is cleared: the second one reports its own).
 static const char *find_loader(VipsSource *source) {
     const char *loader = vips_foreign_find_load_source(source);
     if (loader || !modules_on_demand || g_atomic_int_get(&all_modules_loaded)) return loader;
@@ -184,6 +183,8 @@ static const char *find_loader(VipsSource *source) {
     return vips_foreign_find_load_source(source);
 }
 
+// Opens an image from a source (taking over the caller's reference): the loader is found from the first bytes,
+// and one that is blocked is refused before it runs.
 static int open_source(VipsSource *source, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
     const char *loader = find_loader(source);
     if (!loader) {

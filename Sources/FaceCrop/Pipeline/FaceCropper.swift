@@ -60,7 +60,7 @@ public struct FaceCropper: Sendable {
         InputSet(inputs + (detector.modelPath.map { [$0] } ?? []))
     }
 
-    /// Starts libvips on another thread (it loads its plugin modules: tens of milliseconds); wait() on the
+    /// Starts libvips on another thread (tens of milliseconds, more when it opens all its modules); wait() on the
     /// result's value() before the first image call. Optional: libvips otherwise starts on first use.
     package static func startImageLibrary() -> BackgroundTask<Void> {
         BackgroundTask { VipsImage.start() }
