@@ -168,6 +168,25 @@ def png_with_ihdr(data, width, height):
     return data[:off] + png_chunk(b"IHDR", ihdr) + data[off + 12 + length:]
 
 
+def tiff_with_description(data, text):
+    """A little-endian single-image TIFF with an ImageDescription tag added: its first IFD copied to the end of
+    the file with the tag in order (every offset in it stays valid), the header pointing at the copy."""
+    assert data[:4] == b"II*\x00"
+    (ifd,) = struct.unpack_from("<I", data, 4)
+    (count,) = struct.unpack_from("<H", data, ifd)
+    entries = [data[ifd + 2 + 12 * i:ifd + 14 + 12 * i] for i in range(count)]
+    (next_ifd,) = struct.unpack_from("<I", data, ifd + 2 + 12 * count)
+    value = text.encode() + b"\x00"
+    out = bytearray(data) + b"\x00" * (len(data) % 2)
+    value_at = len(out)
+    out += value + b"\x00" * (len(value) % 2)
+    entries.append(struct.pack("<HHII", 270, 2, len(value), value_at))
+    entries.sort(key=lambda e: struct.unpack_from("<H", e)[0])
+    struct.pack_into("<I", out, 4, len(out))
+    out += struct.pack("<H", len(entries)) + b"".join(entries) + struct.pack("<I", next_ifd)
+    return bytes(out)
+
+
 def flip(data, start, count, seed):
     """XOR `count` bytes from `start` with random non-zero values."""
     rng = random.Random(seed)
@@ -203,7 +222,8 @@ class Corpus:
     def w(self, name):
         return os.path.join(self.work, name)
 
-    def add(self, name, file, what, expect, kind="file", data=None, source=None, expect_as_root=None, command=None):
+    def add(self, name, file, what, expect, kind="file", data=None, source=None, expect_as_root=None, command=None,
+            server_status=None):
         assert expect is not None and all(c["name"] != name for c in self.cases), name
         path = os.path.join(self.outdir, file)
         if kind == "file":
@@ -221,6 +241,8 @@ class Corpus:
             case["expectAsRoot"] = expect_as_root
         if command is not None:
             case["command"] = command
+        if server_status is not None:
+            case["serverStatus"] = server_status  # facecrop-serve's status where it differs from the CLI's
         self.cases.append(case)
         return path
 
@@ -380,6 +402,13 @@ def build(c):
     vips("jxlsave", w("face.v"), w("face.jxl"))
     c.add("jpeg-xl", "jpeg-xl.jpg", "a JPEG XL image named .jpg (a loader facecrop does not trust)", BLOCKED,
           source=w("face.jxl"))
+    vips("tiffsave", w("face.v"), w("tiled.tif"), "--tile", "--tile-width", "64", "--tile-height", "64",
+         "--compression", "jpeg")
+    c.add("slide-scan", "slide-scan.tif", "a tiled TIFF described as an Aperio slide scan (OpenSlide's loader, "
+          "untrusted, claims it before libvips' TIFF loader; it knows files only, so facecrop-serve, which reads bytes, "
+          "crops it as a TIFF)", BLOCKED, server_status=200,
+          data=tiff_with_description(read(w("tiled.tif")), "Aperio Image Library v10.0.50\r\n"
+                                     "128x128 [0,0 128x128] (64x64) JPEG/RGB Q=75|AppMag = 20|MPP = 0.4990"))
     c.add("svg", "svg.svg", "an SVG (not an extension batch collects)", BLOCKED,
           data=b'<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="red"/></svg>\n')
 

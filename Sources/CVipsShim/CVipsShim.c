@@ -3,7 +3,7 @@
 #define _GNU_SOURCE  // pthread_rwlockattr_setkind_np
 #include "CVipsShim.h"
 #include <vips/vips.h>
-#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <gmodule.h>
 #include <malloc.h>
@@ -24,34 +24,51 @@ static void keep_warning(const gchar *domain, GLogLevelFlags level, const gchar 
 // libvips opens every module of its modules folder when it starts (ImageMagick, PDF, OpenSlide, JPEG XL and
 // HEIF on Debian): about 7 MB of memory and 15 ms per process, for loaders facecrop blocks by default. With
 // fc_load_modules_on_demand, libvips starts with none (VIPSHOME names a folder that cannot exist) and facecrop
-// opens them from the folder beside the libvips it runs with: HEIF's at start, the others when untrusted
-// loaders are allowed or when no loader knows a file (so that a format that is blocked is still told from no
-// image). A VIPSHOME already set is replaced: libvips sets it at start, so a parent process that used libvips
-// passes its own on, and modules must come from the libvips that runs anyway.
+// opens them from the folder beside the libvips library that runs. HEIF's and OpenSlide's open at start:
+// OpenSlide's loader ranks above the TIFF, JPEG and GIF loaders for the files it knows (slide scans are
+// TIFFs), so opening it later would change which loader reads such a file. The others (ImageMagick, PDF, JPEG
+// XL: formats no loader open at start knows) open when untrusted loaders are allowed or when no open loader
+// knows a file (fc_load_all_modules), so a blocked format is still told from no image. A VIPSHOME already set
+// is replaced: libvips sets it at start, so a parent process that used libvips passes its own on, and modules
+// must come from the libvips that runs anyway.
 static int modules_on_demand = 0;
 static gint all_modules_loaded = 0;
+static const char *const modules_at_start[] = {"vips-heif." G_MODULE_SUFFIX, "vips-openslide." G_MODULE_SUFFIX};
 
 void fc_load_modules_on_demand(void) {
     g_setenv("VIPSHOME", "/dev/null", TRUE);
     modules_on_demand = 1;
 }
 
-// Opens the module called `only` (a file name), or every module when it is NULL. GModule runs a module's
-// initialisation (which registers its loaders and savers) once, however often it is opened.
-static void load_modules(const char *only) {
-    Dl_info info;
-    if (!dladdr((void *)vips_init, &info) || !info.dli_fname) return;
-    char *libdir = g_path_get_dirname(info.dli_fname);
+// The folder of the libvips library this process runs with (found among the loaded objects: the address of
+// one of its functions could be the executable's own stub).
+static int find_libvips(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    if (!base || !g_str_has_prefix(base + 1, "libvips.so")) return 0;
+    *(char **)data = g_path_get_dirname(info->dlpi_name);
+    return 1;
+}
+
+// Opens the modules named in `only` (file names, `count` of them), or every module when `only` is NULL.
+// GModule runs a module's initialisation (which registers its loaders and savers) once, however often it is
+// opened.
+static void load_modules(const char *const *only, size_t count) {
+    char *libdir = NULL;
+    dl_iterate_phdr(find_libvips, &libdir);
+    if (!libdir) return;
     char *folder = g_strdup_printf("%s/vips-modules-%d.%d", libdir, vips_version(0), vips_version(1));
     GDir *dir = g_dir_open(folder, 0, NULL);
     const char *name;
-    while (dir && (name = g_dir_read_name(dir)))
-        if (only ? strcmp(name, only) == 0 : g_str_has_suffix(name, "." G_MODULE_SUFFIX)) {
-            char *path = g_build_filename(folder, name, NULL);
-            GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
-            if (module) g_module_make_resident(module);
-            g_free(path);
-        }
+    while (dir && (name = g_dir_read_name(dir))) {
+        int wanted = only == NULL && g_str_has_suffix(name, "." G_MODULE_SUFFIX);
+        for (size_t i = 0; only && i < count; i++) wanted |= strcmp(name, only[i]) == 0;
+        if (!wanted) continue;
+        char *path = g_build_filename(folder, name, NULL);
+        GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
+        if (module) g_module_make_resident(module);
+        g_free(path);
+    }
     if (dir) g_dir_close(dir);
     g_free(folder);
     g_free(libdir);
@@ -69,7 +86,7 @@ int fc_init(const char *argv0) {
     if (!started) {
         rc = vips_init(argv0 ? argv0 : "facecrop");
         if (rc == 0) {
-            if (modules_on_demand) load_modules("vips-heif." G_MODULE_SUFFIX);
+            if (modules_on_demand) load_modules(modules_at_start, G_N_ELEMENTS(modules_at_start));
             // Every image is opened once per run: libvips' operation cache would only hold memory.
             vips_cache_set_max(0);
             // libvips reports decode trouble as GLib warnings on stderr as well as in its error buffer;
@@ -92,25 +109,12 @@ static gint default_formats_only = 1;
 
 static GMutex block_lock;
 
-// The modules not opened yet, their untrusted loaders then blocked as the others are (libvips' flags apply to
-// the loaders known when they are set).
-static void load_all_modules(void) {
-    if (!modules_on_demand || g_atomic_int_get(&all_modules_loaded)) return;
-    g_mutex_lock(&block_lock);
-    if (!g_atomic_int_get(&all_modules_loaded)) {
-        load_modules(NULL);
-        vips_block_untrusted_set(g_atomic_int_get(&default_formats_only) ? TRUE : FALSE);
-        g_atomic_int_set(&all_modules_loaded, 1);
-    }
-    g_mutex_unlock(&block_lock);
-}
-
 void fc_block_untrusted(int block) {
+    if (!block) fc_load_all_modules();
     g_mutex_lock(&block_lock);
     vips_block_untrusted_set(block ? TRUE : FALSE);
     g_atomic_int_set(&default_formats_only, block ? 1 : 0);
     g_mutex_unlock(&block_lock);
-    if (!block) load_all_modules();
 }
 
 static int is_default_format(const char *loader) {
@@ -157,6 +161,25 @@ void fc_unlock_exclusive(void) {
     pthread_rwlock_unlock(&vips_lock);
 }
 
+int fc_load_all_modules(void) {
+    if (!modules_on_demand || g_atomic_int_get(&all_modules_loaded)) return 0;
+    const int exclusive_already = holds_exclusive;
+    if (!exclusive_already) fc_lock_exclusive();
+    int opened = 0;
+    if (!g_atomic_int_get(&all_modules_loaded)) {
+        load_modules(NULL, 0);
+        // libvips' flags are set on the loaders known when they are set: the new ones are blocked too.
+        g_mutex_lock(&block_lock);
+        vips_block_untrusted_set(g_atomic_int_get(&default_formats_only) ? TRUE : FALSE);
+        g_mutex_unlock(&block_lock);
+        vips_error_clear();  // the failed search's message (nothing else is in libvips)
+        g_atomic_int_set(&all_modules_loaded, 1);
+        opened = 1;
+    }
+    if (!exclusive_already) fc_unlock_exclusive();
+    return opened;
+}
+
 char *fc_error_copy(void) {
     char *text = vips_error_buffer_copy();
     if ((!text || !*text) && last_warning[0]) {
@@ -173,31 +196,26 @@ static VipsFailOn fail_level(int fail_on_truncated) {
     return fail_on_truncated ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE;
 }
 
-// The loader of a source, after opening the modules not opened yet if none of the open ones knows it (the
-// first search's "not a known format" is cleared: the second one reports its own).
-static const char *find_loader(VipsSource *source) {
-    const char *loader = vips_foreign_find_load_source(source);
-    if (loader || !modules_on_demand || g_atomic_int_get(&all_modules_loaded)) return loader;
-    vips_error_clear();
-    load_all_modules();
-    return vips_foreign_find_load_source(source);
+// The loader that knows a source: 0 with its name, FC_NOT_AN_IMAGE when no loader knows the source, or
+// FC_BLOCKED when its loader is blocked.
+static int check_loader(VipsSource *source, const char **loader) {
+    *loader = vips_foreign_find_load_source(source);
+    if (!*loader) return FC_NOT_AN_IMAGE;
+    VipsOperationClass *class = VIPS_OPERATION_CLASS(g_type_class_ref(g_type_from_name(*loader)));
+    const int blocked = (class && (class->flags & VIPS_OPERATION_BLOCKED)) ||
+                        (g_atomic_int_get(&default_formats_only) && !is_default_format(*loader));
+    if (class) g_type_class_unref(class);
+    return blocked ? FC_BLOCKED : 0;
 }
 
 // Opens an image from a source (taking over the caller's reference): the loader is found from the first bytes,
 // and one that is blocked is refused before it runs.
 static int open_source(VipsSource *source, int sequential, int fail_on_truncated, int shrink, FCImage **out) {
-    const char *loader = find_loader(source);
-    if (!loader) {
+    const char *loader;
+    const int checked = check_loader(source, &loader);
+    if (checked != 0) {
         g_object_unref(source);
-        return FC_NOT_AN_IMAGE;
-    }
-    VipsOperationClass *class = VIPS_OPERATION_CLASS(g_type_class_ref(g_type_from_name(loader)));
-    const int blocked = (class && (class->flags & VIPS_OPERATION_BLOCKED)) ||
-                        (g_atomic_int_get(&default_formats_only) && !is_default_format(loader));
-    if (class) g_type_class_unref(class);
-    if (blocked) {
-        g_object_unref(source);
-        return FC_BLOCKED;
+        return checked;
     }
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
     VipsImage *image;
@@ -215,7 +233,12 @@ static int open_source(VipsSource *source, int sequential, int fail_on_truncated
 
 // libvips 8.14's thumbnail_source does not hand its own fail_on to the loader: the loader's option string does.
 static int thumbnail_source(VipsSource *source, int width, int height, int fail_on_truncated, FCImage **out) {
-    if (!find_loader(source)) vips_error_clear();  // vips_thumbnail_source reports it in its words
+    const char *loader;
+    const int checked = check_loader(source, &loader);
+    if (checked != 0) {
+        g_object_unref(source);
+        return checked;
+    }
     int rc = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_BOTH, "option_string",
                                    fail_on_truncated ? "fail_on=truncated" : "", NULL);
     g_object_unref(source);

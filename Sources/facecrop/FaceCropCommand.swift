@@ -140,7 +140,7 @@ struct DetectionOptions: ParsableArguments {
                 throw ExitCode(66)
             }
         }
-        // libvips' start-up (it loads its plugin modules) runs while OpenCV reads the model.
+        // libvips' start-up runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()
         let kind = detector
         let model = model

@@ -143,7 +143,7 @@ func connectSocket(port: Int) throws -> Int32 {
 }
 
 /// What comes in on `fd` within `timeout`: the bytes of one read, empty when the peer closed (or reset) the
-/// connection, nil when nothing came. It waits with Task.sleep, not in a blocking call: the server's accept loop
+/// connection, nil when nothing came; any other failure throws. It waits with Task.sleep, not in a blocking call: the server's accept loop
 /// runs on Swift's cooperative pool, which has only as many threads as the machine has cores.
 func receive(_ fd: Int32, timeout: Duration) async throws -> [UInt8]? {
     let deadline = ContinuousClock.now + timeout
@@ -152,6 +152,7 @@ func receive(_ fd: Int32, timeout: Duration) async throws -> [UInt8]? {
         if poll(&ready, 1, 0) > 0 {
             var buffer = [UInt8](repeating: 0, count: 512)
             let n = recv(fd, &buffer, buffer.count, 0)
+            if n < 0 && errno != ECONNRESET { throw TestFailure("recv() failed: \(String(cString: strerror(errno)))") }
             return Array(buffer.prefix(max(n, 0)))
         }
         if ContinuousClock.now >= deadline { return nil }

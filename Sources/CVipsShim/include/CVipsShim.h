@@ -21,9 +21,13 @@ enum { FC_NOT_AN_IMAGE = -2, FC_BLOCKED = -3 };
 void fc_load_modules_on_demand(void);
 /// Makes glibc map every block of 64 KiB or more (given back when freed) rather than keep such blocks in its heap.
 void fc_map_large_blocks(void);
+/// Opens libvips' modules not opened yet (after fc_load_modules_on_demand), holding the exclusive lock unless
+/// the caller does (a caller holding the shared lock lets go of it first): 1 when it opened them, so a source
+/// no loader knew may be tried again; 0 when there was nothing to open.
+int fc_load_all_modules(void);
 /// Starts libvips once (safe to call repeatedly). Returns 0 on success.
 int fc_init(const char *argv0);
-/// Blocks (or allows) the loaders libvips marks untrusted, e.g. ImageMagick.
+/// Blocks (or allows) the loaders libvips marks untrusted, e.g. ImageMagick. Allowing them opens every module.
 void fc_block_untrusted(int block);
 /// Copies and clears libvips' error buffer. Free the result with fc_free.
 char *fc_error_copy(void);
@@ -52,7 +56,8 @@ void fc_blob_unref(FCBlob *blob);
 /// fc_open and fc_thumbnail on the bytes of a blob instead of a file.
 int fc_open_blob(FCBlob *blob, int sequential, int fail_on_truncated, int shrink, FCImage **out);
 int fc_thumbnail_blob(FCBlob *blob, int width, int height, int fail_on_truncated, FCImage **out);
-/// vips_thumbnail into a box of width x height (enlarging smaller images), honouring EXIF orientation.
+/// vips_thumbnail into a box of width x height (enlarging smaller images), honouring EXIF orientation. Returns
+/// as fc_open does.
 int fc_thumbnail(const char *path, int width, int height, int fail_on_truncated, FCImage **out);
 
 /// A resized, upright, in-memory copy of an image already decoded into memory, its long side `box`

@@ -169,7 +169,15 @@ final class VipsImage: @unchecked Sendable {
         guard vipsStarted else { throw VipsError(message: "libvips failed to start") }
         var out: OpaquePointer?
         fc_lock_shared()
-        let rc = body(&out)
+        var rc = body(&out)
+        // No open loader knows the input: libvips' other format modules are opened, with no other thread in
+        // libvips (`fc_load_all_modules`, once per process), and the input is looked at again.
+        if rc == FC_NOT_AN_IMAGE {
+            fc_unlock_shared()
+            let opened = fc_load_all_modules()
+            fc_lock_shared()
+            if opened != 0 { rc = body(&out) }
+        }
         defer { fc_unlock_shared() }
         guard rc == 0, let image = out else {
             if let out { fc_unref(out) }

@@ -68,8 +68,8 @@ public struct FaceCropper: Sendable {
 
     /// For a command's `main`, before any other thread starts (it sets `VIPSHOME` to `/dev/null`): libvips then
     /// opens its format modules, from beside the libvips library that runs, when they are needed instead of all
-    /// of them at start (about 7 MB and 15 ms a process on Debian). HEIF's opens with libvips; ImageMagick's,
-    /// PDF's, OpenSlide's and JPEG XL's once untrusted loaders are allowed or a file comes that no other loader
+    /// of them at start (about 7 MB and 15 ms a process on Debian). HEIF's and OpenSlide's open with libvips;
+    /// ImageMagick's, PDF's and JPEG XL's once untrusted loaders are allowed or a file comes that no other loader
     /// knows.
     package static func openImageModulesOnDemand() { VipsImage.loadModulesOnDemand() }
 
