@@ -146,33 +146,20 @@ struct LoadTests {
     @Test func gracefulShutdownFinishesRequestsInFlight() async throws {
         let origin = try await Origin.start()
         defer { Task { await origin.stop() } }
-        let process = Process()
-        process.executableURL = try Repo.serveBinary()
-        process.arguments = [
-            "--port", "0", "--allow-host", "127.0.0.1", "--slots", "1", "--log-level", "notice", "--origin-timeout", "600", "--timeout", "600",
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["FACECROP_KEY"] = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
-        environment["FACECROP_SALT"] = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let served = try ServeProcess(
+            [
+                "--port", "0", "--allow-host", "127.0.0.1", "--slots", "1", "--log-level", "notice", "--origin-timeout", "600", "--timeout",
+                "600",
+            ],
+            environment: [
+                "FACECROP_KEY": "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+                "FACECROP_SALT": "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5",
+            ])
+        let process = served.process
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        // The port, from the "listening" line.
-        var text = ""
-        var port = 0
-        for _ in 0..<1000 where port == 0 {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-            if let range = text.range(of: #"address=127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                port = Int(text[range].split(separator: ":").last!) ?? 0
-            }
-        }
-        #expect(port > 0, "\(text)")
-        let base = "http://127.0.0.1:\(port)"
+        let output = served.output
+        var text = served.text
+        let base = "http://127.0.0.1:\(served.port)"
         let inFlight = Task { try await fetch(base + signed("/rs:fill:64:64/plain/\(origin.url("/gated.png"))@jpg")) }
         for _ in 0..<3000 {
             if (try await fetch(base + "/health").json?["running"] as? Int) == 1 { break }
@@ -195,6 +182,47 @@ struct LoadTests {
         #expect(!process.isRunning)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+}
+
+struct ServedBinaryTests {
+    /// The built facecrop-serve opens libvips' format modules when it needs them, as the facecrop command does:
+    /// HEIF's and OpenSlide's at start; JPEG XL's with the first input no open loader knows, which is then refused
+    /// (422, its loader blocked), and the server goes on serving.
+    @Test func servedBinaryOpensFormatModulesWhenNeeded() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            let jpeg = root.appendingPathComponent("group.jpg")
+            #expect(FileManager.default.fileExists(atPath: jpeg.path))
+            let jxl = Process()
+            jxl.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+            jxl.arguments = ["copy", jpeg.path, root.appendingPathComponent("group.jxl").path]
+            try jxl.run()
+            jxl.waitUntilExit()
+            #expect(jxl.terminationStatus == 0)
+            // glibc's LD_DEBUG=files names the libraries the process opens (into a file: a pipe could fill).
+            let log = dir.appendingPathComponent("ld-debug.txt")
+            let served = try ServeProcess(
+                ["--port", "0", "--root", root.path, "--allow-unsigned", "--log-level", "notice"], environment: ["LD_DEBUG": "files"], standardError: log)
+            defer { if served.process.isRunning { kill(served.process.processIdentifier, SIGKILL) } }
+            func modules() throws -> Set<String> {
+                let text = try String(decoding: Data(contentsOf: log), as: UTF8.self)
+                return Set(
+                    text.split(separator: "\n").compactMap { line -> String? in
+                        guard let file = line.split(separator: "file=").dropFirst().first?.split(separator: " ").first,
+                            file.contains("/vips-modules-")
+                        else { return nil }
+                        return file.split(separator: "/").last.map(String.init)
+                    })
+            }
+            let base = "http://127.0.0.1:\(served.port)/unsafe/aspect:1:1/plain/local:///"
+            #expect(try await fetch(base + "group.jpg@jpg").status == 200)
+            #expect(try modules() == ["vips-heif.so", "vips-openslide.so"])
+            let refused = try await fetch(base + "group.jxl@jpg")
+            #expect(refused.status == 422 && (refused.json?["error"] as? String)?.contains("blocked") == true, "\(refused)")
+            #expect(try modules().contains("vips-jxl.so"))
+            #expect(try await fetch(base + "group.jpg@jpg").status == 200)
+        }
     }
 }
 

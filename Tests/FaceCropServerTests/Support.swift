@@ -196,6 +196,44 @@ func fetch(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)]
     return Reply(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
 }
 
+/// The built facecrop-serve running with `arguments` (and `environment` over this process's), its port read
+/// from the "listening" line of its standard output; standard error goes to `standardError` (a file) or nowhere.
+struct ServeProcess {
+    let process = Process()
+    let output = Pipe()
+    /// Standard output up to the "listening" line.
+    private(set) var text = ""
+    private(set) var port = 0
+
+    init(_ arguments: [String], environment: [String: String], standardError: URL? = nil) throws {
+        process.executableURL = try Repo.serveBinary()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        if let standardError {
+            guard FileManager.default.createFile(atPath: standardError.path, contents: nil) else {
+                throw TestFailure("cannot create \(standardError.path)")
+            }
+            process.standardError = try FileHandle(forWritingTo: standardError)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        for _ in 0..<1000 where port == 0 {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+            if let range = text.range(of: #"address=127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                port = Int(text[range].split(separator: ":").last!) ?? 0
+            }
+        }
+        guard port > 0 else {
+            kill(process.processIdentifier, SIGKILL)
+            throw TestFailure("facecrop-serve did not say where it listens: \(text)")
+        }
+    }
+}
+
 /// Width, height and libvips loader of an encoded image, read back by `vipsheader`.
 func imageInfo(_ bytes: [UInt8]) throws -> (width: Int, height: Int, loader: String) {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("facecrop-serve-\(UUID().uuidString)")
