@@ -30,6 +30,23 @@ public enum Orientation: Int, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// Where the display point `p` lies in the stored image, in continuous pixel coordinates (a pixel's centre
+    /// at + 0.5): `storedPixel` for points.
+    package func storedPoint(_ p: Point, storedSize s: ImageSize) -> Point {
+        let w = Double(s.width)
+        let h = Double(s.height)
+        switch self {
+        case .up: return p
+        case .upMirrored: return Point(x: w - p.x, y: p.y)
+        case .down: return Point(x: w - p.x, y: h - p.y)
+        case .downMirrored: return Point(x: p.x, y: h - p.y)
+        case .leftMirrored: return Point(x: p.y, y: p.x)
+        case .right: return Point(x: p.y, y: h - p.x)
+        case .rightMirrored: return Point(x: w - p.y, y: h - p.x)
+        case .left: return Point(x: w - p.y, y: p.x)
+        }
+    }
+
     /// The stored-image rectangle holding the display rectangle `r`, so a crop can be cut from the stored
     /// pixels and then turned upright.
     public func storedRect(forDisplay r: PixelRect, storedSize s: ImageSize) -> PixelRect {

@@ -123,6 +123,36 @@ struct DetectorTests {
         #expect(try !FaceCropper(detector: Self.yunet).analyze(path).faces.isEmpty)
     }
 
+    /// A group photo stored on its side or upside down without an EXIF orientation: CenterFace finds one or two
+    /// of its four faces as it is, and all four once the picture is searched again turned the way those faces say
+    /// (`FaceTurn`), in the stored picture's pixels: where the upright photo's faces land when it is turned.
+    /// (YuNet finds none of them turned, so nothing tells it which way to look.)
+    @Test func facesInAPictureStoredTurnedAreAllFound() throws {
+        let cropper = FaceCropper(detector: Fixtures.detector)
+        let upright = try cropper.analyze(Fixtures.path("Samples/group.jpg"))
+        #expect(upright.faces.count == 4)
+        let (w, h) = (Double(upright.size.width), Double(upright.size.height))
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // vips rot turns clockwise; where an upright point (x, y) lands.
+        let turns: [(String, (Double, Double) -> (Double, Double))] = [
+            ("d90", { x, y in (h - y, x) }), ("d180", { x, y in (w - x, h - y) }), ("d270", { x, y in (y, w - x) }),
+        ]
+        for (angle, land) in turns {
+            let path = dir.appendingPathComponent("group-\(angle).jpg").path
+            try Fixtures.vips(["rot", Fixtures.path("Samples/group.jpg"), path, angle])
+            let turned = try cropper.analyze(path)
+            #expect(turned.orientation == .up)
+            #expect(turned.faces.count == 4, "\(angle): \(turned.faceRects)")
+            for box in upright.faceRects {
+                let (a, b) = (land(box.minX, box.minY), land(box.maxX, box.maxY))
+                let expected = Rect(x: min(a.0, b.0), y: min(a.1, b.1), width: abs(a.0 - b.0), height: abs(a.1 - b.1))
+                let best = turned.faceRects.map { $0.iou(expected) }.max() ?? 0
+                #expect(best > 0.6, "\(angle): no face at \(expected) (best IoU \(best))")
+            }
+        }
+    }
+
     /// Scores are at or above the threshold, and raising it only removes faces.
     @Test(arguments: [DetectorKind.centerface, .yunet])
     func theThresholdFiltersByScore(_ kind: DetectorKind) throws {
