@@ -42,6 +42,9 @@ struct Detect: ParsableCommand {
             return
         }
         printLine("\(input): \(report.input.width)x\(report.input.height), \(report.faces.count) face\(report.faces.count == 1 ? "" : "s")")
+        if let o = report.analysis.uprightOrientation {
+            print("  faces found with the picture turned (EXIF orientation \(o.rawValue) shows them upright)")
+        }
         for (i, f) in report.faces.enumerated() {
             let r = f.rect
             print("  #\(i + 1)  confidence \(f.confidence)  x \(r.x)  y \(r.y)  width \(r.width)  height \(r.height)")

@@ -171,7 +171,8 @@ struct JSONReportTests {
             #expect(input.string("loader")?.hasPrefix("jpegload") == true)
 
             let analysis = try #require(json.object("analysis"))
-            #expect(Set(analysis.keys) == ["width", "height", "detector", "threshold"])
+            #expect(Set(analysis.keys) == ["width", "height", "detector", "threshold", "uprightOrientation"])
+            #expect(analysis["uprightOrientation"] is NSNull)
             #expect(analysis.string("detector") == "centerface")
             #expect(analysis.num("threshold") == 0.5)
             #expect(analysis.num("width") == 640)
@@ -252,6 +253,21 @@ struct DetectTests {
             let json = try parseJSONObject(r.stdout)
             #expect((json["faces"] as? [Any])?.count == 4)
             #expect(json["crop"] == nil && json["output"] == nil)
+        }
+    }
+
+    /// A group photo stored on its side without an EXIF orientation: all four faces, the orientation that shows
+    /// them upright in the report and in detect's text, and a crop that names the faces it cannot keep.
+    @Test func aPictureStoredOnItsSideGivesAllItsFaces() throws {
+        try withScratch { dir in
+            _ = try vips(["rot", CLI.repoFile("Samples/group.jpg").path, dir.appendingPathComponent("side.jpg").path, "d90"])
+            let json = try parseJSONObject(try expectSuccess(["detect", "--json", "side.jpg"], in: dir).stdout)
+            #expect((json["faces"] as? [JSONObject])?.count == 4)
+            #expect(json.object("analysis")?.num("uprightOrientation") == 8, "\(json)")
+            let text = try expectSuccess(["detect", "side.jpg"], in: dir).stdout
+            #expect(text.contains("4 faces") && text.contains("EXIF orientation 8 shows them upright"), "\(text)")
+            let crop = try expectSuccess(["--aspect", "1:1", "side.jpg", "-o", "out.jpg"], in: dir)
+            #expect(crop.stdout.contains("4 faces") && crop.stderr.contains("of 4 cannot fit"), "\(crop)")
         }
     }
 

@@ -134,15 +134,16 @@ struct DetectorTests {
         let (w, h) = (Double(upright.size.width), Double(upright.size.height))
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // vips rot turns clockwise; where an upright point (x, y) lands.
-        let turns: [(String, (Double, Double) -> (Double, Double))] = [
-            ("d90", { x, y in (h - y, x) }), ("d180", { x, y in (w - x, h - y) }), ("d270", { x, y in (y, w - x) }),
+        // vips rot turns clockwise: where an upright point (x, y) lands, and the orientation that turns it back.
+        let turns: [(String, (Double, Double) -> (Double, Double), Orientation)] = [
+            ("d90", { x, y in (h - y, x) }, .left), ("d180", { x, y in (w - x, h - y) }, .down), ("d270", { x, y in (y, w - x) }, .right),
         ]
-        for (angle, land) in turns {
+        #expect(upright.uprightOrientation == nil)
+        for (angle, land, back) in turns {
             let path = dir.appendingPathComponent("group-\(angle).jpg").path
             try Fixtures.vips(["rot", Fixtures.path("Samples/group.jpg"), path, angle])
             let turned = try cropper.analyze(path)
-            #expect(turned.orientation == .up)
+            #expect(turned.orientation == .up && turned.uprightOrientation == back, "\(angle)")
             #expect(turned.faces.count == 4, "\(angle): \(turned.faceRects)")
             for box in upright.faceRects {
                 let (a, b) = (land(box.minX, box.minY), land(box.maxX, box.maxY))

@@ -71,7 +71,7 @@ extension FaceCropper {
 
         let orientation = header.orientation
         let analysisSize = preview.size
-        let detected: Result<[DetectedFace], FaceCropError>
+        let detected: Result<(faces: [DetectedFace], turn: Orientation?), FaceCropError>
         do {
             detected = .success(try preview.withRGB8 { rgb, w, h in try facesStandingUpright(rgb: rgb, width: w, height: h) })
         } catch let error as FaceCropError {
@@ -86,13 +86,15 @@ extension FaceCropper {
                 throw .imageProcessing("\(error)")
             }
         }
-        let kept = FaceFilter.dropWeak(try detected.get(), kind: detector.kind)
+        let (found, turn) = try detected.get()
+        let kept = FaceFilter.dropWeak(found, kind: detector.kind)
         let faces = Self.observations(kept, analysisSize: analysisSize)
         let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
             analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, isCMYK: header.isCMYK,
             decodePermit: decodePermit)
+        analysis.uprightOrientation = turn
         analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)
         analysis.timings.detect = Self.ms(loaded, detectedAt)
         return analysis
@@ -100,18 +102,19 @@ extension FaceCropper {
 
     /// The faces in packed RGB (`FaceFilter.plausible` ones). When those found lie on their side or upside down
     /// (`FaceTurn`: a picture stored turned without an EXIF orientation), the picture is searched again turned
-    /// to stand them upright, and what that finds, in this picture's pixels, is kept when it holds more faces.
-    func facesStandingUpright(rgb: UnsafePointer<UInt8>, width: Int, height: Int) throws(FaceCropError) -> [DetectedFace] {
+    /// to stand them upright, and what that finds, in this picture's pixels, is kept when it holds more faces;
+    /// `turn` is then the orientation it was searched in.
+    func facesStandingUpright(rgb: UnsafePointer<UInt8>, width: Int, height: Int) throws(FaceCropError) -> (faces: [DetectedFace], turn: Orientation?) {
         let size = ImageSize(width: width, height: height)
         let faces = FaceFilter.plausible(try detector.detect(rgb: rgb, width: width, height: height, threshold: threshold), in: size)
-        guard let turn = FaceTurn.orientation(of: faces) else { return faces }
+        guard let turn = FaceTurn.orientation(of: faces) else { return (faces, nil) }
         let shown = turn.displaySize(storedSize: size)
         let turned = FaceTurn.turned(UnsafeBufferPointer(start: rgb, count: width * height * 3), size: size, to: turn)
         let found = try turned.withUnsafeBufferPointer { (turned) throws(FaceCropError) in
             try detector.detect(rgb: turned.baseAddress!, width: shown.width, height: shown.height, threshold: threshold)
         }
         let upright = FaceFilter.plausible(found, in: shown).map { FaceTurn.stored($0, shownAs: turn, size: size) }
-        return upright.count > faces.count ? upright : faces
+        return upright.count > faces.count ? (upright, turn) : (faces, nil)
     }
 
     /// `FaceFilter.dropWeak`, as the best-frame finder calls it on video frames.

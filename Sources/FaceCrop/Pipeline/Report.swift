@@ -46,6 +46,26 @@ public struct AnalysisInfo: Codable, Sendable {
     public var detector: DetectorKind
     /// The detector's confidence threshold (`--threshold`, or the detector's default).
     public var threshold: Double
+    /// The EXIF orientation (3, 6 or 8) that shows the image with its faces upright, when they were found with
+    /// the image turned that way (`Analysis.uprightOrientation`); null otherwise.
+    public var uprightOrientation: Orientation?
+}
+
+extension AnalysisInfo {
+    enum CodingKeys: String, CodingKey {
+        case width, height, detector, threshold, uprightOrientation
+    }
+
+    /// `uprightOrientation` is always written (null for an image searched as it is), so every report has the
+    /// same fields.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(detector, forKey: .detector)
+        try c.encode(threshold, forKey: .threshold)
+        try c.encode(uprightOrientation, forKey: .uprightOrientation)
+    }
 }
 
 /// One face in a crop report: its box (Vision-style and in pixels), the detector's confidence, its landmarks,
@@ -198,7 +218,9 @@ extension FaceCropper {
         for k in [\Timings.load, \.detect, \.quality, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
         return CropReport(
             input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
-            analysis: AnalysisInfo(width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold),
+            analysis: AnalysisInfo(
+                width: analysis.analysisSize.width, height: analysis.analysisSize.height, detector: detector.kind, threshold: threshold,
+                uprightOrientation: analysis.uprightOrientation),
             faces: faces, ignoredFaces: ignored.isEmpty ? nil : ignored, crop: crop, output: output, quality: quality.flatMap(ImageQuality.init),
             timings: timings)
     }
