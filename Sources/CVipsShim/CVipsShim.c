@@ -502,6 +502,15 @@ int fc_copy_memory(FCImage *in, FCImage **out) {
 
 int fc_autorot(FCImage *in, FCImage **out) { return vips_autorot(in, out, NULL); }
 
+int fc_rot(FCImage *in, int quarters, FCImage **out) {
+    static const VipsAngle angles[] = {VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270};
+    if (quarters < 1 || quarters > 3) {
+        vips_error("facecrop", "%s", "quarter turns must be 1, 2 or 3");
+        return -1;
+    }
+    return vips_rot(in, out, angles[quarters], NULL);
+}
+
 int fc_attention_center(FCImage *in, int width, int height, int *x, int *y) {
     VipsImage *crop = NULL;
     int rc = vips_smartcrop(in, &crop, width, height, "interesting", VIPS_INTERESTING_ATTENTION, "attention_x", x,

@@ -23,6 +23,16 @@ package enum FaceTurn {
         return shown
     }
 
+    /// What a second search, of the picture turned upright, adds up to: its faces (`turned`, mapped back to the
+    /// picture's pixels), then the first search's faces that none of them overlaps (IoU ≥ 0.3: upright faces
+    /// beside turned ones). Nil when the turned search found nothing, or when that leaves fewer faces than the
+    /// first search found; on a tie the turned search's boxes are kept (found upright, they fit the faces better).
+    package static func merged(first: [DetectedFace], turned: [DetectedFace]) -> [DetectedFace]? {
+        guard !turned.isEmpty else { return nil }
+        let all = turned + first.filter { f in !turned.contains { $0.box.iou(f.box) >= 0.3 } }
+        return all.count >= first.count ? all : nil
+    }
+
     /// Packed 8-bit RGB of `size` as `orientation` shows it (`Orientation.displaySize`).
     package static func turned(_ rgb: UnsafeBufferPointer<UInt8>, size: ImageSize, to orientation: Orientation) -> [UInt8] {
         let shown = orientation.displaySize(storedSize: size)
@@ -45,9 +55,27 @@ package enum FaceTurn {
 
     /// A face found in the picture as `orientation` shows it, in the stored picture's pixels (of `size`).
     package static func stored(_ face: DetectedFace, shownAs orientation: Orientation, size: ImageSize) -> DetectedFace {
-        let a = orientation.storedPoint(Point(x: face.box.x, y: face.box.y), storedSize: size)
-        let b = orientation.storedPoint(Point(x: face.box.maxX, y: face.box.maxY), storedSize: size)
-        let box = Rect(x: min(a.x, b.x), y: min(a.y, b.y), width: abs(a.x - b.x), height: abs(a.y - b.y))
-        return DetectedFace(box: box, score: face.score, landmarks: face.landmarks?.map { orientation.storedPoint($0, storedSize: size) })
+        let map = { (p: Point) in orientation.storedPoint(p, storedSize: size) }
+        return DetectedFace(box: mapped(face.box, map), score: face.score, landmarks: face.landmarks?.map(map))
+    }
+
+    /// Where the point `p` of a picture of `size` lies in the picture as `orientation` shows it: the inverse of
+    /// `Orientation.storedPoint`.
+    package static func shown(_ p: Point, by orientation: Orientation, size: ImageSize) -> Point {
+        // Each orientation undoes itself but the two quarter turns, which undo each other.
+        let inverse: Orientation = orientation == .right ? .left : orientation == .left ? .right : orientation
+        return inverse.storedPoint(p, storedSize: orientation.displaySize(storedSize: size))
+    }
+
+    /// The rectangle `r` of a picture of `size` in the picture as `orientation` shows it.
+    package static func shown(_ r: Rect, by orientation: Orientation, size: ImageSize) -> Rect {
+        mapped(r) { shown($0, by: orientation, size: size) }
+    }
+
+    /// The rectangle whose opposite corners are `r`'s mapped by `map` (a turn or a flip).
+    private static func mapped(_ r: Rect, _ map: (Point) -> Point) -> Rect {
+        let a = map(Point(x: r.minX, y: r.minY))
+        let b = map(Point(x: r.maxX, y: r.maxY))
+        return Rect(x: min(a.x, b.x), y: min(a.y, b.y), width: abs(a.x - b.x), height: abs(a.y - b.y))
     }
 }

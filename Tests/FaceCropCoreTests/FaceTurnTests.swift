@@ -98,3 +98,32 @@ func facesMapBackToTheStoredPicture(_ o: Orientation) {
         #expect(q == Point(x: Double(s.x) + 0.5, y: Double(s.y) + 0.5), "\(o): point \(p)")
     }
 }
+
+/// What the turned search adds up to: one row per case, faces as boxes (x only; 10x10 at y 0).
+@Test(arguments: [
+    // (first search, turned search, result: nil keeps the first search)
+    ([0.0], [], nil as [Double]?),  // the turned search found nothing
+    ([0.0], [1.0], [1.0]),  // the same face, found upright: its box
+    ([0.0], [1.0, 50.0], [1.0, 50.0]),  // more faces
+    ([0.0, 100.0], [1.0, 50.0], [1.0, 50.0, 100.0]),  // an upright face beside turned ones stays
+    ([0.0, 100.0], [1.0], [1.0, 100.0]),
+    ([0.0, 4.0], [2.0], nil),  // two first faces on one turned face: fewer
+    ([], [5.0], [5.0]),
+])
+func turnedSearchAddsUp(_ first: [Double], _ turned: [Double], _ expected: [Double]?) {
+    func faces(_ xs: [Double]) -> [DetectedFace] { xs.map { DetectedFace(box: Rect(x: $0, y: 0, width: 10, height: 10), score: 0.8) } }
+    #expect(FaceTurn.merged(first: faces(first), turned: faces(turned)).map { $0.map(\.box.x) } == expected)
+}
+
+/// `shown` undoes `storedPoint` in every orientation, for points and rectangles.
+@Test(arguments: Orientation.allCases)
+func shownUndoesStored(_ o: Orientation) {
+    let size = ImageSize(width: 40, height: 30)
+    let shownSize = o.displaySize(storedSize: size)
+    for p in [Point(x: 0, y: 0), Point(x: 3.25, y: 7.5), Point(x: Double(shownSize.width), y: Double(shownSize.height))] {
+        #expect(FaceTurn.shown(o.storedPoint(p, storedSize: size), by: o, size: size) == p, "\(o) \(p)")
+    }
+    let r = Rect(x: 2, y: 3, width: 10, height: 4)
+    let face = FaceTurn.stored(DetectedFace(box: r, score: 1), shownAs: o, size: size)
+    #expect(FaceTurn.shown(face.box, by: o, size: size) == r, "\(o)")
+}

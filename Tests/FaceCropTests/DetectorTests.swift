@@ -41,7 +41,9 @@ struct DetectorTests {
         let cropper = FaceCropper(detector: kind == .centerface ? Fixtures.detector : Self.yunet)
         for name in Self.truthCases {
             let truth = try Self.truth(name)
-            let found = try cropper.analyze(Self.input(name)).faceRects
+            let analysis = try cropper.analyze(Self.input(name))
+            let found = analysis.faceRects
+            #expect(analysis.uprightOrientation == nil, "\(kind) \(name): faces tilted, not turned")
             for t in truth.faces {
                 let box = Rect(x: t[0], y: t[1], width: t[2], height: t[3])
                 let best = found.map { $0.iou(box) }.max() ?? 0
@@ -152,6 +154,31 @@ struct DetectorTests {
                 #expect(best > 0.6, "\(angle): no face at \(expected) (best IoU \(best))")
             }
         }
+    }
+
+    /// A lone portrait stored turned: found as it is too, but searched again upright it gets the upright
+    /// search's box and score. Beside two turned copies of the group, an upright part keeps its two faces.
+    @Test func turnedSearchesKeepWhatTheFirstFound() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let upright = try FaceCropper(detector: Fixtures.detector).analyze(Fixtures.path("Samples/portrait.png"))
+        for (angle, back) in [("d90", Orientation.left), ("d180", .down), ("d270", .right)] {
+            let path = dir.appendingPathComponent("portrait-\(angle).png").path
+            try Fixtures.vips(["rot", Fixtures.path("Samples/portrait.png"), path, angle])
+            let turned = try FaceCropper(detector: Fixtures.detector).analyze(path)
+            #expect(turned.faces.count == 1 && turned.uprightOrientation == back, "\(angle): \(turned.faceRects)")
+            #expect(abs((turned.faces.first?.confidence ?? 0) - (upright.faces.first?.confidence ?? 0)) < 0.02, "\(angle)")
+        }
+        let side = dir.appendingPathComponent("side.jpg").path
+        let part = dir.appendingPathComponent("part.jpg").path
+        let mixed = dir.appendingPathComponent("mixed.jpg").path
+        try Fixtures.vips(["rot", Fixtures.path("Samples/group.jpg"), side, "d90"])
+        try Fixtures.vips(["crop", Fixtures.path("Samples/group.jpg"), part, "0", "0", "1350", "1350"])
+        try Fixtures.vips(["arrayjoin", "\(side) \(side) \(part)", mixed, "--across", "3"])
+        let found = try FaceCropper(detector: Fixtures.detector, analysisSize: 1024).analyze(mixed)
+        #expect(found.uprightOrientation == .left)
+        #expect(found.faceRects.filter { $0.minX >= 2700 }.count == 2, "\(found.faceRects)")
+        #expect(found.faceRects.filter { $0.maxX <= 2700 }.count == 8, "\(found.faceRects)")
     }
 
     /// Scores are at or above the threshold, and raising it only removes faces.

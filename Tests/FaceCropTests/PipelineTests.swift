@@ -92,6 +92,40 @@ struct PipelineTests {
         }
     }
 
+    /// A portrait stored turned without an EXIF orientation (its face found with the picture turned back): its
+    /// capture quality is measured upright, as the upright portrait's (roll, score), and its 68 landmarks land
+    /// where the upright portrait's land when it is turned.
+    @Test func facesFoundTurnedAreMeasuredUpright() throws {
+        let analyzer = try QualityAnalyzer(landmarks: LandmarkFixtures.fitter)
+        func measured(_ path: String) throws -> (points: [Point], quality: CaptureQuality, analysis: Analysis) {
+            let a = try cropper.analyze(path)
+            let face = try #require(a.faces.first)
+            let q = try #require(try analyzer.assess(a).first)
+            let landmarks = try #require(q.landmarks)
+            #expect(landmarks.source == .dlib68 && landmarks.allPoints.count == 68)
+            let all = LandmarkRegion(name: .faceContour, normalizedPoints: landmarks.allPoints, isClosed: false)
+            return (all.pointsInImage(faceBoundingBox: face.boundingBox, imageSize: a.size), q, a)
+        }
+        let reference = try measured(Fixtures.path("Samples/portrait.png"))
+        let (w, h) = (Double(reference.analysis.size.width), Double(reference.analysis.size.height))
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let turns: [(String, (Point) -> Point)] = [
+            ("d90", { Point(x: h - $0.y, y: $0.x) }), ("d180", { Point(x: w - $0.x, y: h - $0.y) }), ("d270", { Point(x: $0.y, y: w - $0.x) }),
+        ]
+        for (angle, land) in turns {
+            let path = dir.appendingPathComponent("portrait-\(angle).png").path
+            try Fixtures.vips(["rot", Fixtures.path("Samples/portrait.png"), path, angle])
+            let turned = try measured(path)
+            #expect(turned.analysis.uprightOrientation != nil, "\(angle)")
+            #expect(abs(turned.quality.score - reference.quality.score) < 0.01, "\(angle): \(turned.quality.score) against \(reference.quality.score)")
+            let roll = try #require(turned.quality.measurements.roll)
+            #expect(abs(roll - (reference.quality.measurements.roll ?? 0)) < 5, "\(angle): roll \(roll)")
+            let mean = zip(turned.points, reference.points.map(land)).map { LandmarksFitTests.distance($0, $1) }.reduce(0, +) / 68
+            #expect(mean < 0.03 * reference.analysis.faceRects[0].width, "\(angle): points \(mean) px from where they land")
+        }
+    }
+
     /// Loaded on first use, dlib's model is not there until a face is assessed, and then scores exactly as a
     /// model loaded up front.
     @Test func landmarksLoadedOnFirstUseScoreAsLandmarksLoadedUpFront() throws {

@@ -96,6 +96,8 @@ int fc_resize_to(FCImage *in, int width, int height, FCImage **out);
 int fc_copy_memory(FCImage *in, FCImage **out);
 /// Rotates upright per the orientation tag and removes the tag.
 int fc_autorot(FCImage *in, FCImage **out);
+/// Turned clockwise by `quarters` quarter turns (1, 2 or 3).
+int fc_rot(FCImage *in, int quarters, FCImage **out);
 /// Flattens alpha onto white; returns a new reference to the input when it has no alpha.
 int fc_flatten_white(FCImage *in, FCImage **out);
 /// Converts to sRGB (8 bit) unless the image is already sRGB or greyscale 8 bit; keeps alpha.

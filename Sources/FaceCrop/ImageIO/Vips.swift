@@ -293,6 +293,18 @@ final class VipsImage: @unchecked Sendable {
     }
     func inMemory() throws(VipsError) -> VipsImage { try Self.make { fc_copy_memory(pointer, $0) } }
     func upright() throws(VipsError) -> VipsImage { try Self.make { fc_autorot(pointer, $0) } }
+    /// Turned as `orientation` shows a picture (`.right`, `.down` or `.left`: quarter turns, not mirrored).
+    func shown(as orientation: Orientation) throws(VipsError) -> VipsImage {
+        let quarters: Int32 =
+            switch orientation {
+            case .right: 1
+            case .down: 2
+            case .left: 3
+            default: 0
+            }
+        guard quarters > 0 else { return self }
+        return try Self.make { fc_rot(pointer, quarters, $0) }
+    }
     func flattenedOnWhite() throws(VipsError) -> VipsImage { try Self.make { fc_flatten_white(pointer, $0) } }
     func sRGB() throws(VipsError) -> VipsImage { try Self.make { fc_to_srgb(pointer, $0) } }
     /// The pixels converted from their embedded profile to sRGB (unchanged without a profile).

@@ -101,9 +101,9 @@ extension FaceCropper {
     }
 
     /// The faces in packed RGB (`FaceFilter.plausible` ones). When those found lie on their side or upside down
-    /// (`FaceTurn`: a picture stored turned without an EXIF orientation), the picture is searched again turned
-    /// to stand them upright, and what that finds, in this picture's pixels, is kept when it holds more faces;
-    /// `turn` is then the orientation it was searched in.
+    /// (`FaceTurn`: typically a picture stored turned without an EXIF orientation), the picture is searched again
+    /// turned to stand them upright, and what that finds, in this picture's pixels, is kept with the first
+    /// search's faces it does not have (`FaceTurn.merged`); `turn` is then the orientation it was searched in.
     func facesStandingUpright(rgb: UnsafePointer<UInt8>, width: Int, height: Int) throws(FaceCropError) -> (faces: [DetectedFace], turn: Orientation?) {
         let size = ImageSize(width: width, height: height)
         let faces = FaceFilter.plausible(try detector.detect(rgb: rgb, width: width, height: height, threshold: threshold), in: size)
@@ -114,7 +114,7 @@ extension FaceCropper {
             try detector.detect(rgb: turned.baseAddress!, width: shown.width, height: shown.height, threshold: threshold)
         }
         let upright = FaceFilter.plausible(found, in: shown).map { FaceTurn.stored($0, shownAs: turn, size: size) }
-        return upright.count > faces.count ? (upright, turn) : (faces, nil)
+        return FaceTurn.merged(first: faces, turned: upright).map { ($0, turn) } ?? (faces, nil)
     }
 
     /// `FaceFilter.dropWeak`, as the best-frame finder calls it on video frames.

@@ -104,12 +104,16 @@ public final class QualityAnalyzer: Sendable {
         }
     }
 
-    /// The capture quality of every face of `analysis`, in the same order.
+    /// The capture quality of every face of `analysis`, in the same order. Faces found with the picture turned
+    /// (`Analysis.uprightOrientation`) are measured as the turned picture shows them: upright.
     public func assess(_ analysis: Analysis) throws(FaceCropError) -> [CaptureQuality] {
         let size = analysis.size
+        let turn = analysis.uprightOrientation
+        let shownSize = turn?.displaySize(storedSize: size) ?? size
         return try analysis.faces.map { (face) throws(FaceCropError) -> CaptureQuality in
             let box = face.boundingBox(in: size)
-            var (m, points) = try measure(analysis, box: box, predictorBox: analysis.detector.profile.predictorBox(forDetectorBox:))
+            let shownBox = turn.map { FaceTurn.shown(box, by: $0, size: size) } ?? box
+            var (m, points) = try measure(analysis, box: shownBox, turn: turn, predictorBox: analysis.detector.profile.predictorBox(forDetectorBox:))
             m.blockiness = try blockiness(analysis, box: box)
             var landmarks: FaceLandmarks2D?
             if let points, let fitted = FaceLandmarks2D(ibug68: points, faceBox: box) {
@@ -117,7 +121,8 @@ public final class QualityAnalyzer: Sendable {
                 m.eyeAspectRatio = fitted.measures?.eyeAspectRatio
                 m.mouthOpenness = fitted.measures?.mouthOpenness
             }
-            return score(m, face: face, box: box, in: size, detector: analysis.detector, landmarks: landmarks)
+            let posePoints = face.landmarks?.points(in: size).map { p in turn.map { FaceTurn.shown(p, by: $0, size: size) } ?? p }
+            return score(m, face: face, box: shownBox, in: shownSize, posePoints: posePoints, detector: analysis.detector, landmarks: landmarks)
         }
     }
 
@@ -142,21 +147,24 @@ public final class QualityAnalyzer: Sendable {
                 }
             }
             guard rc == 0 else { throw .imageProcessing(message) }
-            return score(Self.measurements(metrics, blur: blur), face: face, box: box, in: size, detector: detector, landmarks: nil)
+            return score(
+                Self.measurements(metrics, blur: blur), face: face, box: box, in: size, posePoints: face.landmarks?.points(in: size), detector: detector,
+                landmarks: nil)
         }
     }
 
-    /// The score of `face` (its box in pixels of an image of `size`) from its measurements, with what the
-    /// detector gave (height, confidence, pose from its 5 points, the share inside the image); its landmarks
-    /// are the 68 fitted ones, else the detector's 5.
+    /// The score of `face` (its box in pixels of an image of `size`, its 5 points `posePoints` in the same
+    /// pixels) from its measurements, with what the detector gave (height, confidence, pose from its 5 points,
+    /// the share inside the image); its landmarks are the 68 fitted ones, else the detector's 5.
     private func score(
-        _ measurements: QualityMeasurements, face: FaceObservation, box: Rect, in size: ImageSize, detector: DetectorKind, landmarks: FaceLandmarks2D?
+        _ measurements: QualityMeasurements, face: FaceObservation, box: Rect, in size: ImageSize, posePoints: [Point]?, detector: DetectorKind,
+        landmarks: FaceLandmarks2D?
     ) -> CaptureQuality {
         var m = measurements
         m.faceHeight = box.height
         m.confidence = face.confidence
         m.inside = model.visibleShare(of: box, in: size, detector: detector.profile)
-        if let pose = face.landmarks.flatMap({ QualityModel.pose($0.points(in: size)) }) {
+        if let pose = posePoints.flatMap(QualityModel.pose) {
             (m.roll, m.yaw, m.pitch) = (pose.roll, pose.yaw, pose.pitch)
         }
         var quality = model.score(m, detector: detector.profile)
@@ -223,12 +231,16 @@ public final class QualityAnalyzer: Sendable {
         return Double(ratio)
     }
 
-    /// The measurements on the face in `box` (pixels of the upright image), and its 68 landmarks in the same
-    /// pixels when there is a landmark fitter. Both are taken on one square cut around the face, `cropScale`
-    /// face sizes wide, scaled to `measureHeight`; sharpness on the same cut at up to `sharpnessHeight`.
-    private func measure(_ analysis: Analysis, box: Rect, predictorBox: (Rect) -> Rect) throws(FaceCropError) -> (QualityMeasurements, [Point]?) {
-        let clamped = Self.cut(around: box, in: analysis.size)
-        let stored = analysis.orientation.storedRect(forDisplay: clamped, storedSize: analysis.storedSize)
+    /// The measurements on the face in `box` (pixels of the upright image as `turn` shows it, when it is
+    /// given), and its 68 landmarks in pixels of the upright image when there is a landmark fitter. Both are taken
+    /// on one square cut around the face, `cropScale` face sizes wide, scaled to `measureHeight`; sharpness on
+    /// the same cut at up to `sharpnessHeight`.
+    private func measure(_ analysis: Analysis, box: Rect, turn: Orientation?, predictorBox: (Rect) -> Rect) throws(FaceCropError) -> (
+        QualityMeasurements, [Point]?
+    ) {
+        let clamped = Self.cut(around: box, in: turn?.displaySize(storedSize: analysis.size) ?? analysis.size)
+        let upright = turn.map { $0.storedRect(forDisplay: clamped, storedSize: analysis.size) } ?? clamped
+        let stored = analysis.orientation.storedRect(forDisplay: upright, storedSize: analysis.storedSize)
         var metrics = OCVFaceMetrics()
         var blur: Float = 1
         var points: [Point]?
@@ -238,8 +250,10 @@ public final class QualityAnalyzer: Sendable {
                 // One read of the source (a large image is read again sequentially, so only once): the cut at
                 // the sharpness height, upright, and from it the cut at `measureHeight` for everything else.
                 let sharpSize = Self.cutSize(clamped, height: Self.sharpnessHeight(clamped))
-                let storedSize = analysis.orientation.swapsAxes ? ImageSize(width: sharpSize.height, height: sharpSize.width) : sharpSize
-                let sharp = try analysis.reopen().extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
+                let swaps = analysis.orientation.swapsAxes != (turn?.swapsAxes ?? false)
+                let storedSize = swaps ? ImageSize(width: sharpSize.height, height: sharpSize.width) : sharpSize
+                var sharp = try analysis.reopen().extract(stored).resized(width: storedSize.width, height: storedSize.height).inMemory().upright()
+                if let turn { sharp = try sharp.shown(as: turn).inMemory() }
                 let measured = Self.cutSize(clamped, height: Self.measureHeight)
                 let face = sharpSize == measured ? sharp : try sharp.resized(width: measured.width, height: measured.height).inMemory()
                 // The face box in the cut's pixels (for the landmarks, which come back in the cut's pixels too).
@@ -253,7 +267,10 @@ public final class QualityAnalyzer: Sendable {
                     }
                     guard rc == 0 else { throw FaceCropError.imageProcessing(message) }
                     points = try fitter?.fit(rgb: rgb, width: width, height: height, faceBox: predictorBox(local))
-                        .map { Point(x: $0.x / sx + Double(clamped.x), y: $0.y / sy + Double(clamped.y)) }
+                        .map { p in
+                            let shown = Point(x: p.x / sx + Double(clamped.x), y: p.y / sy + Double(clamped.y))
+                            return turn.map { $0.storedPoint(shown, storedSize: analysis.size) } ?? shown
+                        }
                 }
                 try sharp.withRGB8 { rgb, width, height in
                     let (rc, message) = withErrorBuffer { ocv_blur(rgb, Int32(width), Int32(height), &blur, $0, $1) }
