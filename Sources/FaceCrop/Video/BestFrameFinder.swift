@@ -229,9 +229,10 @@ public struct BestFrameFinder: Sendable {
         if let stillPath = resolved.still, let stillResult {
             let full = try stillResult.get()
             // Scored on its analysis-size copy, like the video frames, so sharpness and size compare fairly.
-            let small = Analysis(
+            var small = Analysis(
                 path: stillPath, storedSize: full.analysisSize, orientation: .up, loader: full.loader, detector: full.detector, faces: full.faces,
                 analysisSize: full.analysisSize, preview: full.preview, decoded: full.preview)
+            small.uprightOrientation = full.uprightOrientation
             var result = FrameAnalysis(time: nil, isStill: true, faces: full.faces, quality: [])
             do throws(FaceCropError) { result.quality = try quality.assess(small) } catch { throw .image(error) }
             if options.keepFrames {
