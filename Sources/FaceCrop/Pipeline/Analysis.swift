@@ -21,9 +21,10 @@ public struct Analysis: Sendable {
     public var faces: [FaceObservation]
     /// Upright size in pixels of the copy the detector saw (long side `FaceCropper.analysisSize`).
     public var analysisSize: ImageSize
-    /// When `faces` were found on that copy turned, its faces lying on their side or upside down (a picture
-    /// stored turned without an EXIF orientation, `FaceTurn`): the orientation that shows the upright image with
-    /// its faces upright. Nil when it was searched as it is. `faces` are in the upright image's pixels either way.
+    /// The orientation that shows the upright image with its faces upright, when they were found on that copy
+    /// turned so (they lay on their side or upside down: typically a picture stored turned without an EXIF
+    /// orientation, `FaceTurn`); nil when it was searched as it is. `faces` are in the upright image's pixels
+    /// either way.
     public var uprightOrientation: Orientation?
     /// Milliseconds per stage, filled in as the job goes.
     public var timings = Timings()
