@@ -268,6 +268,11 @@ struct DetectTests {
             #expect(text.contains("4 faces") && text.contains("EXIF orientation 8 shows them upright"), "\(text)")
             let crop = try expectSuccess(["--aspect", "1:1", "side.jpg", "-o", "out.jpg"], in: dir)
             #expect(crop.stdout.contains("4 faces") && crop.stderr.contains("of 4 cannot fit"), "\(crop)")
+            // --margin N% is a share of the faces' height as they stand: along the picture's width here.
+            let planned = try parseJSONObject(try expectSuccess(["--margin", "40%", "--json", "--dry-run", "side.jpg"], in: dir).stdout)
+            let widths = try #require(planned["faces"] as? [JSONObject]).compactMap { $0.object("rect")?.num("width") }
+            let margin = try #require(planned.object("crop")?.num("marginPixels"))
+            #expect(widths.count == 4 && abs(margin - 0.4 * widths.reduce(0, +) / 4) < 0.02, "\(margin) \(widths)")
         }
     }
 

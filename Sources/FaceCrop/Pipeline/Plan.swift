@@ -8,7 +8,9 @@ extension FaceCropper {
         let size = analysis.size
         let rects = analysis.faceRects
         let ratio = options.aspect.value(for: size)
-        let meanHeight = rects.isEmpty ? 0 : rects.map(\.height).reduce(0, +) / Double(rects.count)
+        // Faces found with the picture turned a quarter (`Analysis.uprightOrientation`) stand along its width.
+        let heights = rects.map { analysis.uprightOrientation?.swapsAxes == true ? $0.width : $0.height }
+        let meanHeight = heights.isEmpty ? 0 : heights.reduce(0, +) / Double(heights.count)
         let margin = options.margin.pixels(meanFaceHeight: meanHeight)
         if let plan = CropPlanner.plan(faces: rects, image: size, strategy: options.strategy, margin: margin, ratio: ratio) {
             return CropInfo(
