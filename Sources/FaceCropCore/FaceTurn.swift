@@ -24,12 +24,16 @@ package enum FaceTurn {
     }
 
     /// What a second search, of the picture turned upright, adds up to: its faces (`turned`, mapped back to the
-    /// picture's pixels), then the first search's faces that none of them overlaps (IoU ≥ 0.3: upright faces
-    /// beside turned ones). Nil when the turned search found nothing, or when that leaves fewer faces than the
-    /// first search found; on a tie the turned search's boxes are kept (found upright, they fit the faces better).
+    /// picture's pixels), then the first search's faces that none of them overlaps (upright faces beside turned
+    /// ones; overlapping: IoU ≥ 0.3, or half the smaller box covered, for boxes of different sizes on one face).
+    /// Nil when the turned search found nothing, or when that leaves fewer faces than the first search found; on
+    /// a tie the turned search's boxes are kept (found upright, they fit the faces better).
     package static func merged(first: [DetectedFace], turned: [DetectedFace]) -> [DetectedFace]? {
         guard !turned.isEmpty else { return nil }
-        let all = turned + first.filter { f in !turned.contains { $0.box.iou(f.box) >= 0.3 } }
+        func overlap(_ a: Rect, _ b: Rect) -> Bool {
+            a.iou(b) >= 0.3 || a.intersection(b).area >= 0.5 * min(a.area, b.area)
+        }
+        let all = turned + first.filter { f in !turned.contains { overlap($0.box, f.box) } }
         return all.count >= first.count ? all : nil
     }
 

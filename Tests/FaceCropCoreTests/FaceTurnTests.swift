@@ -127,3 +127,11 @@ func shownUndoesStored(_ o: Orientation) {
     let face = FaceTurn.stored(DetectedFace(box: r, score: 1), shownAs: o, size: size)
     #expect(FaceTurn.shown(face.box, by: o, size: size) == r, "\(o)")
 }
+
+/// A first-search box around a smaller turned one (IoU under 0.3, but the smaller one covered) is the same face.
+@Test func aLargerFirstBoxAroundATurnedOneIsTheSameFace() {
+    let big = DetectedFace(box: Rect(x: 0, y: 0, width: 20, height: 20), score: 0.6)
+    let small = DetectedFace(box: Rect(x: 5, y: 5, width: 9, height: 9), score: 0.9)
+    #expect(big.box.iou(small.box) < 0.3)
+    #expect(FaceTurn.merged(first: [big], turned: [small]) == [small])
+}

@@ -157,17 +157,25 @@ struct DetectorTests {
     }
 
     /// A lone portrait stored turned: found as it is too, but searched again upright it gets the upright
-    /// search's box and score. Beside two turned copies of the group, an upright part keeps its two faces.
+    /// search's box (the upright portrait's, turned). Beside two turned copies of the group, an upright part
+    /// keeps its two faces, and every face is measured standing upright.
     @Test func turnedSearchesKeepWhatTheFirstFound() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let upright = try FaceCropper(detector: Fixtures.detector).analyze(Fixtures.path("Samples/portrait.png"))
-        for (angle, back) in [("d90", Orientation.left), ("d180", .down), ("d270", .right)] {
+        let box = try #require(upright.faceRects.first)
+        let (w, h) = (Double(upright.size.width), Double(upright.size.height))
+        let turns: [(String, Orientation, Rect)] = [
+            ("d90", .left, Rect(x: h - box.maxY, y: box.minX, width: box.height, height: box.width)),
+            ("d180", .down, Rect(x: w - box.maxX, y: h - box.maxY, width: box.width, height: box.height)),
+            ("d270", .right, Rect(x: box.minY, y: w - box.maxX, width: box.height, height: box.width)),
+        ]
+        for (angle, back, landed) in turns {
             let path = dir.appendingPathComponent("portrait-\(angle).png").path
             try Fixtures.vips(["rot", Fixtures.path("Samples/portrait.png"), path, angle])
             let turned = try FaceCropper(detector: Fixtures.detector).analyze(path)
             #expect(turned.faces.count == 1 && turned.uprightOrientation == back, "\(angle): \(turned.faceRects)")
-            #expect(abs((turned.faces.first?.confidence ?? 0) - (upright.faces.first?.confidence ?? 0)) < 0.02, "\(angle)")
+            #expect((turned.faceRects.first?.iou(landed) ?? 0) > 0.9, "\(angle): \(turned.faceRects) against \(landed)")
         }
         let side = dir.appendingPathComponent("side.jpg").path
         let part = dir.appendingPathComponent("part.jpg").path
@@ -179,6 +187,11 @@ struct DetectorTests {
         #expect(found.uprightOrientation == .left)
         #expect(found.faceRects.filter { $0.minX >= 2700 }.count == 2, "\(found.faceRects)")
         #expect(found.faceRects.filter { $0.maxX <= 2700 }.count == 8, "\(found.faceRects)")
+        #expect(found.faceTurns.map { $0 == nil } == found.faceRects.map { $0.minX >= 2700 }, "\(found.faceTurns)")
+        for (rect, quality) in zip(found.faceRects, try QualityAnalyzer(landmarks: nil).assess(found)) {
+            let roll = try #require(quality.measurements.roll)
+            #expect(abs(roll) < 25, "the face at \(rect) measured with roll \(roll)")
+        }
     }
 
     /// Scores are at or above the threshold, and raising it only removes faces.

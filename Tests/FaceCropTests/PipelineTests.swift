@@ -117,6 +117,7 @@ struct PipelineTests {
             let path = dir.appendingPathComponent("portrait-\(angle).png").path
             try Fixtures.vips(["rot", Fixtures.path("Samples/portrait.png"), path, angle])
             let turned = try measured(path)
+            #expect(turned.analysis.faceTurns == [turned.analysis.uprightOrientation])
             #expect(turned.analysis.uprightOrientation != nil, "\(angle)")
             #expect(abs(turned.quality.score - reference.quality.score) < 0.01, "\(angle): \(turned.quality.score) against \(reference.quality.score)")
             let roll = try #require(turned.quality.measurements.roll)
@@ -124,6 +125,14 @@ struct PipelineTests {
             let mean = zip(turned.points, reference.points.map(land)).map { LandmarksFitTests.distance($0, $1) }.reduce(0, +) / 68
             #expect(mean < 0.03 * reference.analysis.faceRects[0].width, "\(angle): points \(mean) px from where they land")
         }
+        // A file stored for EXIF orientation 6 whose pixels were turned again (the tag kept): measured upright too.
+        let exif = try measured(Fixtures.path("Golden/exif-1/input.jpg"))
+        let path = dir.appendingPathComponent("exif-6-d90.jpg").path
+        try Fixtures.vips(["rot", Fixtures.path("Golden/exif-6/input.jpg"), path, "d90"])
+        let both = try measured(path)
+        #expect(both.analysis.orientation == .right && both.analysis.uprightOrientation != nil)
+        #expect(abs(both.quality.score - exif.quality.score) < 0.01, "\(both.quality.score) against \(exif.quality.score)")
+        #expect(abs((both.quality.measurements.roll ?? 90) - (exif.quality.measurements.roll ?? 0)) < 5)
     }
 
     /// Loaded on first use, dlib's model is not there until a face is assessed, and then scores exactly as a

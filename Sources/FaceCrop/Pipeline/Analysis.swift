@@ -68,6 +68,18 @@ public struct Analysis: Sendable {
     /// Face boxes in pixels of the upright full-resolution image.
     public var faceRects: [Rect] { faces.map { $0.boundingBox(in: size) } }
 
+    /// How each face stands in an image searched turned (`uprightOrientation`): the orientation that shows it
+    /// upright, by its own 5 points (`FaceTurn.orientation`), nil for a face standing upright beside turned
+    /// ones. All nil for an image searched as it is (a tilted head in an upright photo is measured as it is).
+    var faceTurns: [Orientation?] {
+        guard uprightOrientation != nil else { return faces.map { _ in nil } }
+        return faces.map { face in
+            face.landmarks.flatMap { landmarks in
+                FaceTurn.orientation(of: [DetectedFace(box: face.boundingBox(in: size), score: face.confidence, landmarks: landmarks.points(in: size))])
+            }
+        }
+    }
+
     /// The whole image (stored orientation): `pixels.image(shrink:)`.
     func reopen(shrink: Int = 1) throws(VipsError) -> VipsImage { try pixels.image(shrink: shrink) }
 }

@@ -8,8 +8,8 @@ extension FaceCropper {
         let size = analysis.size
         let rects = analysis.faceRects
         let ratio = options.aspect.value(for: size)
-        // Faces found with the picture turned a quarter (`Analysis.uprightOrientation`) stand along its width.
-        let heights = rects.map { analysis.uprightOrientation?.swapsAxes == true ? $0.width : $0.height }
+        // Faces found with the picture turned a quarter (`Analysis.faceTurns`) stand along its width.
+        let heights = zip(rects, analysis.faceTurns).map { rect, turn in turn?.swapsAxes == true ? rect.width : rect.height }
         let meanHeight = heights.isEmpty ? 0 : heights.reduce(0, +) / Double(heights.count)
         let margin = options.margin.pixels(meanFaceHeight: meanHeight)
         if let plan = CropPlanner.plan(faces: rects, image: size, strategy: options.strategy, margin: margin, ratio: ratio) {

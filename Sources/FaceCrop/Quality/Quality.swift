@@ -105,12 +105,11 @@ public final class QualityAnalyzer: Sendable {
     }
 
     /// The capture quality of every face of `analysis`, in the same order. Faces found with the picture turned
-    /// (`Analysis.uprightOrientation`) are measured as the turned picture shows them: upright.
+    /// are measured as the picture turned their way shows them, upright (`Analysis.faceTurns`).
     public func assess(_ analysis: Analysis) throws(FaceCropError) -> [CaptureQuality] {
         let size = analysis.size
-        let turn = analysis.uprightOrientation
-        let shownSize = turn?.displaySize(storedSize: size) ?? size
-        return try analysis.faces.map { (face) throws(FaceCropError) -> CaptureQuality in
+        return try zip(analysis.faces, analysis.faceTurns).map { (face, turn) throws(FaceCropError) -> CaptureQuality in
+            let shownSize = turn?.displaySize(storedSize: size) ?? size
             let box = face.boundingBox(in: size)
             let shownBox = turn.map { FaceTurn.shown(box, by: $0, size: size) } ?? box
             var (m, points) = try measure(analysis, box: shownBox, turn: turn, predictorBox: analysis.detector.profile.predictorBox(forDetectorBox:))
