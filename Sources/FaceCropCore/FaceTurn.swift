@@ -37,26 +37,6 @@ package enum FaceTurn {
         return all.count >= first.count ? all : nil
     }
 
-    /// Packed 8-bit RGB of `size` as `orientation` shows it (`Orientation.displaySize`).
-    package static func turned(_ rgb: UnsafeBufferPointer<UInt8>, size: ImageSize, to orientation: Orientation) -> [UInt8] {
-        let shown = orientation.displaySize(storedSize: size)
-        precondition(rgb.count >= size.width * size.height * 3, "RGB buffer smaller than its size")
-        var out = [UInt8](repeating: 0, count: shown.width * shown.height * 3)
-        out.withUnsafeMutableBufferPointer { out in
-            for y in 0..<shown.height {
-                for x in 0..<shown.width {
-                    let s = orientation.storedPixel(x: x, y: y, storedSize: size)
-                    let from = (s.y * size.width + s.x) * 3
-                    let to = (y * shown.width + x) * 3
-                    out[to] = rgb[from]
-                    out[to + 1] = rgb[from + 1]
-                    out[to + 2] = rgb[from + 2]
-                }
-            }
-        }
-        return out
-    }
-
     /// A face found in the picture as `orientation` shows it, in the stored picture's pixels (of `size`).
     package static func stored(_ face: DetectedFace, shownAs orientation: Orientation, size: ImageSize) -> DetectedFace {
         let map = { (p: Point) in orientation.storedPoint(p, storedSize: size) }

@@ -47,38 +47,6 @@ func faceTurn(_ directions: [(Double, Double)], _ expected: Orientation?) {
     #expect(FaceTurn.orientation(of: [sideways, haar, haar, nan, three]) == .left)
 }
 
-/// A 3x2 picture shown in each orientation: every shown pixel is the stored pixel `storedPixel` names.
-@Test(arguments: Orientation.allCases)
-func turnedPixelsComeFromWhereTheOrientationSays(_ o: Orientation) {
-    let size = ImageSize(width: 3, height: 2)
-    let stored: [UInt8] = (0..<18).map { UInt8($0) }
-    let shown = stored.withUnsafeBufferPointer { FaceTurn.turned($0, size: size, to: o) }
-    let shownSize = o.displaySize(storedSize: size)
-    #expect(shown.count == 18)
-    for y in 0..<shownSize.height {
-        for x in 0..<shownSize.width {
-            let s = o.storedPixel(x: x, y: y, storedSize: size)
-            let from = (s.y * 3 + s.x) * 3
-            #expect(Array(shown[((y * shownSize.width + x) * 3)...].prefix(3)) == Array(stored[from..<from + 3]), "\(o) at \(x),\(y)")
-        }
-    }
-}
-
-/// Quarter turns by hand: `.right` shows a W x H picture turned a quarter clockwise; stored pixels map back.
-@Test(arguments: [
-    // (orientation, shown pixel, its stored pixel) in a stored 4x2 picture
-    (Orientation.right, (0, 0), (0, 1)), (.right, (1, 3), (3, 0)),
-    (.left, (0, 0), (3, 0)), (.left, (1, 3), (0, 1)),
-    (.down, (0, 0), (3, 1)), (.down, (3, 1), (0, 0)),
-])
-func quarterTurnsByHand(_ o: Orientation, _ shown: (Int, Int), _ stored: (Int, Int)) {
-    let size = ImageSize(width: 4, height: 2)
-    let rgb: [UInt8] = (0..<24).map { UInt8($0) }
-    let turned = rgb.withUnsafeBufferPointer { FaceTurn.turned($0, size: size, to: o) }
-    let shownWidth = o.displaySize(storedSize: size).width
-    #expect(turned[(shown.1 * shownWidth + shown.0) * 3] == rgb[(stored.1 * 4 + stored.0) * 3])
-}
-
 /// A face found in the shown picture lands on the same pixels of the stored one: its box's and points' pixel
 /// centres map as `storedPixel` maps pixels.
 @Test(arguments: Orientation.allCases)

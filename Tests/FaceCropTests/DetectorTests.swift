@@ -156,6 +156,45 @@ struct DetectorTests {
         }
     }
 
+    /// The pixels of `rgb` (packed RGB, `width` x `height`) as libvips shows them turned by `o`.
+    static func shown(_ rgb: [UInt8], width: Int, height: Int, as o: Orientation) throws -> (pixels: [UInt8], width: Int) {
+        try RGBImage(width: width, height: height, pixels: rgb).vipsImage.shown(as: o).withRGB8 { p, w, h in
+            (Array(UnsafeBufferPointer(start: p, count: w * h * 3)), w)
+        }
+    }
+
+    /// A 3x2 picture shown turned (the turned search's copy): every shown pixel is the stored pixel `storedPixel`
+    /// names. Mirrored orientations are never searched, and `shown(as:)` does not take them.
+    @Test(arguments: [Orientation.up, .right, .down, .left])
+    func turnedPixelsComeFromWhereTheOrientationSays(_ o: Orientation) throws {
+        let size = ImageSize(width: 3, height: 2)
+        let stored: [UInt8] = (0..<18).map { UInt8($0) }
+        let shown = try Self.shown(stored, width: 3, height: 2, as: o).pixels
+        let shownSize = o.displaySize(storedSize: size)
+        #expect(shown.count == 18)
+        for y in 0..<shownSize.height {
+            for x in 0..<shownSize.width {
+                let s = o.storedPixel(x: x, y: y, storedSize: size)
+                let from = (s.y * 3 + s.x) * 3
+                #expect(Array(shown[((y * shownSize.width + x) * 3)...].prefix(3)) == Array(stored[from..<from + 3]), "\(o) at \(x),\(y)")
+            }
+        }
+    }
+
+    /// Quarter turns by hand: `.right` shows a W x H picture turned a quarter clockwise; stored pixels map back.
+    @Test(arguments: [
+        // (orientation, shown pixel, its stored pixel) in a stored 4x2 picture
+        (Orientation.right, (0, 0), (0, 1)), (.right, (1, 3), (3, 0)),
+        (.left, (0, 0), (3, 0)), (.left, (1, 3), (0, 1)),
+        (.down, (0, 0), (3, 1)), (.down, (3, 1), (0, 0)),
+    ])
+    func quarterTurnsByHand(_ o: Orientation, _ shown: (Int, Int), _ stored: (Int, Int)) throws {
+        let rgb: [UInt8] = (0..<24).map { UInt8($0) }
+        let turned = try Self.shown(rgb, width: 4, height: 2, as: o)
+        #expect(turned.width == o.displaySize(storedSize: ImageSize(width: 4, height: 2)).width)
+        #expect(turned.pixels[(shown.1 * turned.width + shown.0) * 3] == rgb[(stored.1 * 4 + stored.0) * 3])
+    }
+
     /// A lone portrait stored turned: found as it is too, but searched again upright it gets the upright
     /// search's box (the upright portrait's, turned). Beside two turned copies of the group, an upright part
     /// keeps its two faces, and every face is measured standing upright.

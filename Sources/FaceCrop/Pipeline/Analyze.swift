@@ -73,7 +73,7 @@ extension FaceCropper {
         let analysisSize = preview.size
         let detected: Result<(faces: [DetectedFace], turn: Orientation?), FaceCropError>
         do {
-            detected = .success(try preview.withRGB8 { rgb, w, h in try facesStandingUpright(rgb: rgb, width: w, height: h) })
+            detected = .success(try facesStandingUpright(in: preview))
         } catch let error as FaceCropError {
             detected = .failure(error)
         } catch {
@@ -100,21 +100,23 @@ extension FaceCropper {
         return analysis
     }
 
-    /// The faces in packed RGB (`FaceFilter.plausible` ones). When those found lie on their side or upside down
+    /// The faces in `image` (`FaceFilter.plausible` ones). When those found lie on their side or upside down
     /// (`FaceTurn`: typically a picture stored turned without an EXIF orientation), the picture is searched again
     /// turned to stand them upright, and what that finds, in this picture's pixels, is kept with the first
     /// search's faces it does not have (`FaceTurn.merged`); `turn` is then the orientation it was searched in.
-    func facesStandingUpright(rgb: UnsafePointer<UInt8>, width: Int, height: Int) throws(FaceCropError) -> (faces: [DetectedFace], turn: Orientation?) {
-        let size = ImageSize(width: width, height: height)
-        let faces = FaceFilter.plausible(try detector.detect(rgb: rgb, width: width, height: height, threshold: threshold), in: size)
+    func facesStandingUpright(in image: VipsImage) throws -> (faces: [DetectedFace], turn: Orientation?) {
+        let faces = try plausibleFaces(in: image)
         guard let turn = FaceTurn.orientation(of: faces) else { return (faces, nil) }
-        let shown = turn.displaySize(storedSize: size)
-        let turned = FaceTurn.turned(UnsafeBufferPointer(start: rgb, count: width * height * 3), size: size, to: turn)
-        let found = try turned.withUnsafeBufferPointer { (turned) throws(FaceCropError) in
-            try detector.detect(rgb: turned.baseAddress!, width: shown.width, height: shown.height, threshold: threshold)
-        }
-        let upright = FaceFilter.plausible(found, in: shown).map { FaceTurn.stored($0, shownAs: turn, size: size) }
+        let upright = try plausibleFaces(in: image.shown(as: turn)).map { FaceTurn.stored($0, shownAs: turn, size: image.size) }
         return FaceTurn.merged(first: faces, turned: upright).map { ($0, turn) } ?? (faces, nil)
+    }
+
+    /// The detector's faces in `image` that can be faces (`FaceFilter.plausible`), in its pixels.
+    private func plausibleFaces(in image: VipsImage) throws -> [DetectedFace] {
+        try image.withRGB8 { rgb, width, height in
+            FaceFilter.plausible(
+                try detector.detect(rgb: rgb, width: width, height: height, threshold: threshold), in: ImageSize(width: width, height: height))
+        }
     }
 
     /// `FaceFilter.dropWeak`, as the best-frame finder calls it on video frames.
