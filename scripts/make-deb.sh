@@ -35,7 +35,7 @@ Copyright: facecrop contributors
 License: Apache-2.0
  On Debian systems the full text of the Apache License 2.0 is in /usr/share/common-licenses/Apache-2.0.
 
-Files: embedded models (face_detection_yunet_2023mar.onnx, fer_emotion_minixception.onnx, centerface.onnx)
+Files: embedded models (face_detection_yunet_2023mar.onnx, fer_emotion_minixception.onnx, centerface-split.onnx)
 Copyright: 2021 Shenzhen Institute of Artificial Intelligence and Robotics for Society
            2018 Justin Shenk
            2019 StarClouds
