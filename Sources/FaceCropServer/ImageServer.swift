@@ -31,6 +31,9 @@ public final class ImageServer: Sendable {
         let vips = FaceCropper.startImageLibrary()
         let detector: FaceDetector
         do { detector = try FaceDetector(kind: configuration.detector) } catch { throw ConfigurationError(error.description) }
+        // Photos of both orientations come in turn: CenterFace's net for each padded size is kept, instead of
+        // being read again at each switch (as batch does).
+        detector.keepsNetsForTwoSizes(true)
         try? vips.value()
         FaceCropper.allowUntrustedLoaders(false)
         var cropper = FaceCropper(
