@@ -95,8 +95,12 @@ public enum BatchInputs {
         defer { closedir(dir) }
         var names = [String]()
         var undecodable = [String]()
+        // A directory entry is only as long as its name: `entry.pointee` would copy the whole 256-byte name
+        // field, past the end of the last entry in readdir's buffer. The name is read where it lies instead.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            let cName = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+            let bytes = Array(UnsafeRawBufferPointer(start: cName, count: strlen(cName)))
             guard hidden || bytes.first != UInt8(ascii: ".") else { continue }
             if let name = FileName.text(bytes) {
                 if name != "." && name != ".." { names.append(name) }
