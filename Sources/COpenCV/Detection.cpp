@@ -250,7 +250,8 @@ extern "C" OCVDetector *ocv_yunet_create(const char *model_path, char *error, si
     });
 }
 
-extern "C" OCVDetector *ocv_centerface_create(const char *model_path, char *error, size_t error_size) {
+extern "C" OCVDetector *ocv_centerface_create(const char *model_path, int read_on_first_use, char *error,
+                                              size_t error_size) {
     return create(OCVDetector::centerface, error, error_size, [&](OCVDetector &detector) {
         if (model_path && *model_path) {
             std::ifstream file(model_path, std::ios::binary);
@@ -262,6 +263,10 @@ extern "C" OCVDetector *ocv_centerface_create(const char *model_path, char *erro
             if (ocv_centerface_model_length == 0) throw std::runtime_error("no CenterFace model was built into facecrop");
             detector.model = reinterpret_cast<const char *>(ocv_centerface_model);
             detector.model_size = ocv_centerface_model_length;
+            if (read_on_first_use) {
+                detector.net_size = cv::Size(-1, -1); // no input size: centerface_detect reads the net
+                return;
+            }
         }
         detector.net = read_centerface(detector);
         if (detector.net.empty()) throw std::runtime_error("the CenterFace model could not be read");

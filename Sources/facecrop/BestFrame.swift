@@ -136,8 +136,9 @@ struct BestFrame: ParsableCommand {
         if let contactSheet, !everyFrame {  // the sampled frames and the still; every frame is bounded by --max-frames
             try reportingErrors { () throws(FaceCropError) in try ContactSheet.check(count: options.frames + 1, path: contactSheet) }
         }
-        // The landmark model is loaded after decoding, for the finalists: the two never share the memory.
-        let cropper = try detection.makeCropper(quality: true, landmarksOnFirstUse: true)
+        // The landmark model and CenterFace's net are loaded after decoding, for the finalists: decoding and they
+        // never share the memory.
+        let cropper = try detection.makeCropper(quality: true, landmarksOnFirstUse: true, detectorOnFirstUse: true)
         let finder = BestFrameFinder(cropper: cropper, quality: cropper.qualityAnalyzer!, options: options)
         let start = ContinuousClock.now
         let analyzed = Result { () throws(VideoError) in try finder.analyze(input) }

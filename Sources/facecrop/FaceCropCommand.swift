@@ -121,9 +121,12 @@ struct DetectionOptions: ParsableArguments {
 
     /// The cropper; `quality` also loads the capture quality models (for --min-quality), with dlib's landmark
     /// model when it is installed (else a note on standard error), now or, with `landmarksOnFirstUse`, when the
-    /// first face is scored in full (then the caller tells `landmarkCacheNote` afterwards). `oneImage`: the
-    /// command analyses one image, and the detector lets go of its memory once the faces are found.
-    func makeCropper(quality: Bool = false, landmarksOnFirstUse: Bool = false, oneImage: Bool = false) throws -> FaceCropper {
+    /// first face is scored in full (then the caller tells `landmarkCacheNote` afterwards); likewise the detector's
+    /// built-in net with `detectorOnFirstUse`. `oneImage`: the command analyses one image, and the detector lets
+    /// go of its memory once the faces are found.
+    func makeCropper(quality: Bool = false, landmarksOnFirstUse: Bool = false, detectorOnFirstUse: Bool = false, oneImage: Bool = false)
+        throws -> FaceCropper
+    {
         if let model {
             // A model that is not there is a missing input (66), not a failure of the detector.
             var st = stat()
@@ -145,7 +148,9 @@ struct DetectionOptions: ParsableArguments {
         let kind = detector
         let model = model
         let (threshold, detectSize, maxPixels, maxFileSize) = (try threshold, try detectSize, try maxPixels, try maxFileSize)
-        let detector = try reportingErrors { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model) }
+        let detector = try reportingErrors { () throws(FaceCropError) in
+            try FaceDetector(kind: kind, modelPath: model, readsNetOnFirstUse: detectorOnFirstUse)
+        }
         try? vipsStart.value()
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
         var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)

@@ -105,7 +105,7 @@ struct DetectorTests {
     }
 
     /// A detector that let go of its working memory reads its net again: the same faces as before, at the same
-    /// size and at another, however often it lets go.
+    /// size and at another, however often it lets go; so does one made to read its net on first use.
     @Test func aDetectorFindsTheSameFacesAfterReleasingItsMemory() throws {
         let detector = try FaceDetector(kind: .centerface)
         let path = Self.input("group-three-16x9")
@@ -118,6 +118,9 @@ struct DetectorTests {
         detector.releaseWorkingMemory()
         let fresh = try FaceCropper(detector: try FaceDetector(kind: .centerface), analysisSize: 320).analyze(path).faces
         #expect(try faces(320).map(\.boundingBox) == fresh.map(\.boundingBox))
+        let onFirstUse = try FaceDetector(kind: .centerface, readsNetOnFirstUse: true)
+        let lazy = try FaceCropper(detector: onFirstUse, analysisSize: 640).analyze(path).faces
+        #expect(lazy.map(\.boundingBox) == before.map(\.boundingBox) && lazy.map(\.confidence) == before.map(\.confidence))
         var releasing = FaceCropper(detector: detector)
         releasing.releasesDetectorMemory = true
         for _ in 0..<2 { #expect(try releasing.analyze(path).faces.map(\.boundingBox) == before.map(\.boundingBox)) }
@@ -277,8 +280,10 @@ struct DetectorTests {
     /// `--model` refuses another detector's model.
     @Test func modelFilesAreCheckedForTheirDetector() throws {
         let yunetModel = Fixtures.path("Models/face_detection_yunet_2023mar.onnx")
-        #expect(throws: FaceCropError.detector("the model is not a CenterFace model (it has no output '537')")) {
-            try FaceDetector(kind: .centerface, modelPath: yunetModel)
+        for onFirstUse in [false, true] {  // a model file is checked when the detector is made, either way
+            #expect(throws: FaceCropError.detector("the model is not a CenterFace model (it has no output '537')")) {
+                try FaceDetector(kind: .centerface, modelPath: yunetModel, readsNetOnFirstUse: onFirstUse)
+            }
         }
         #expect(throws: FaceCropError.detector("the model is not a YuNet model (it has no output 'cls_8')")) {
             try FaceDetector(kind: .yunet, modelPath: Fixtures.path("Models/centerface.onnx"))

@@ -25,10 +25,12 @@ public final class FaceDetector: Sendable {
     ///   - kind: the detector (default: CenterFace).
     ///   - modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
     ///     XML for Haar (default: `defaultHaarCascade`).
-    public init(kind: DetectorKind = .centerface, modelPath: String? = nil) throws(FaceCropError) {
+    ///   - readsNetOnFirstUse: CenterFace's built-in net is read by the first detection rather than now, for
+    ///     callers that detect later or not at all. A model file is read now either way, to check it.
+    public init(kind: DetectorKind = .centerface, modelPath: String? = nil, readsNetOnFirstUse: Bool = false) throws(FaceCropError) {
         let (pointer, message) = withErrorBuffer { error, size in
             switch kind {
-            case .centerface: ocv_centerface_create(modelPath, error, size)
+            case .centerface: ocv_centerface_create(modelPath, readsNetOnFirstUse ? 1 : 0, error, size)
             case .yunet: ocv_yunet_create(modelPath, error, size)
             case .haar: ocv_haar_create(modelPath ?? Self.defaultHaarCascade, error, size)
             }

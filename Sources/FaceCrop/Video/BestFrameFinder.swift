@@ -286,8 +286,9 @@ public struct BestFrameFinder: Sendable {
         let detector: FaceDetector
         let threshold: Double
         if screening, cropper.detector.kind == .centerface {
-            // CenterFace runs only on the finalists, after decoding: its net is read again then rather than held
-            // through the decoding, the phase that needs the most memory.
+            // CenterFace runs only on the finalists, after decoding: its net is read then rather than held through
+            // the decoding, the phase that needs the most memory (nothing to let go of when the caller made the
+            // detector to read its net on first use).
             cropper.detector.releaseWorkingMemory()
             do { detector = try FaceDetector(kind: .yunet) } catch { throw .image(error) }
             threshold = DetectorKind.yunet.profile.threshold
