@@ -124,8 +124,12 @@ struct Batch: ParsableCommand {
     }
 
     /// The --name template must give each format's files an extension of that format: a fixed ".webp" with
-    /// --format jpg would write WebP under a JPEG's entry, and a name without one could not be read back.
+    /// --format jpg would write WebP under a JPEG's entry, and a name without one could not be read back. It names
+    /// a file in the output folder: no "/" (a "../" would write outside it, and `--prune` only deletes there).
     static func checkName(_ template: String, format: ImageFormat) throws {
+        if template.contains("/") {
+            throw ValidationError("The --name '\(template)' has a '/' in it; it names files in the output folder (--recursive mirrors input folders there).")
+        }
         let sample = BatchNaming.outputName(template: template, stem: "photo", fileExtension: format.fileExtension, aspect: .original, asked: nil, size: nil)
         guard ImageFormat(path: sample) != format else { return }
         throw ValidationError(
@@ -167,6 +171,8 @@ struct Batch: ParsableCommand {
                 try OutputCheck.destination(path, inputs: settings.inputs, allowStreams: true)
             }
             try OutputCheck.distinct([report, siteManifest].compactMap { $0 })
+            // Nor is a report one of the images this run writes (those named before any work; the rest at the end).
+            try Self.checkReports([report, siteManifest], against: settings.knownOutputPaths(all))
             if !self.dryRun {
                 try BatchRunner.makeDirectories(outputDir)
                 if access(outputDir, W_OK) != 0 { throw .outputNotWritable(outputDir, reason: String(cString: strerror(errno)).lowercased()) }
@@ -185,6 +191,9 @@ struct Batch: ParsableCommand {
         for record in problems { printError("Error: \(record.error ?? record.input)") }
         let progress = Progress(total: chosen.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let (dryRun, json, strategy) = (self.dryRun, detection.json, common.strategy)
+        // --json: the records in input order as they come (a record waits for those before it), then the summary.
+        let ordered = JSONLines(first: problems, order: chosen.map(\.path))
+        if json { ordered.start() }
         let records =
             problems
             + runner.run(chosen, jobs: try inputs.jobs, failFast: failFast) { record in
@@ -192,7 +201,7 @@ struct Batch: ParsableCommand {
                 if record.status == .failed { printError("Error: \(record.error ?? record.input)") }
                 for warning in Self.cutFaceWarnings(record, strategy: strategy) { printError(warning) }
                 if json {
-                    if let line = try? Self.jsonLine(record) { print(line) }
+                    ordered.add(record)
                 } else if dryRun {
                     for o in record.outputs ?? [] {
                         printLine("\(record.input) -> \(o.path) crop \(o.crop.width)x\(o.crop.height)+\(o.crop.x)+\(o.crop.y)")
@@ -204,15 +213,31 @@ struct Batch: ParsableCommand {
             }
         progress.clear()
         if prune && !dryRun {
-            for path in runner.prune(keeping: all) { printLine("pruned \(path)") }
+            // Outputs of inputs that could not be listed would look like those of inputs gone.
+            if !problems.isEmpty {
+                printError("Note: nothing was pruned, as some inputs could not be listed.")
+            } else {
+                for path in runner.prune(keeping: all) { printLine("pruned \(path)") }
+            }
+        }
+        if report != nil || siteManifest != nil {
+            try reportingErrors { () throws(FaceCropError) in
+                try Self.checkReports([report, siteManifest], against: records.flatMap { ($0.outputs ?? []).map(\.path) })
+            }
         }
         let failed = records.filter { $0.status == .failed }.count
+        let summary = try Self.jsonLine([
+            "summary": Summary(
+                version: FaceCropper.version, inputs: records.count, done: records.filter { $0.status == .done }.count,
+                skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds)
+        ])
+        if json {
+            ordered.finish()
+            print(summary)
+        }
         if let report {
             var lines = try records.map { try Self.jsonLine($0) }
-            let summary = Summary(
-                version: FaceCropper.version, inputs: chosen.count, done: records.filter { $0.status == .done }.count,
-                skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds)
-            lines.append(try Self.jsonLine(["summary": summary]))
+            lines.append(summary)
             let text = lines.joined(separator: "\n") + "\n"
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(Array(text.utf8), to: report, inputs: settings.inputs) }
         }
@@ -256,6 +281,52 @@ struct Batch: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
             return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        }
+    }
+
+    /// Refuses a report or site manifest that is one of `outputs` (by name, then the folder's identity).
+    static func checkReports(_ reports: [String?], against outputs: [String]) throws(FaceCropError) {
+        for path in reports.compactMap({ $0 }) {
+            let name = "/" + (path.split(separator: "/").last.map(String.init) ?? path)
+            for output in outputs where ("/" + output).hasSuffix(name) && OutputCheck.sameDestination(path, output) {
+                throw .outputsClash(path, output)
+            }
+        }
+    }
+
+    /// `batch --json`'s records, printed in input order as they arrive: `first` (inputs that could not be listed) at
+    /// `start`, then each run record once those of the inputs before it (`order`, by path) are out.
+    final class JSONLines: @unchecked Sendable {
+        private let first: [BatchRecord]
+        private let position: [String: Int]
+        private var waiting: [Int: BatchRecord] = [:]
+        private var next = 0
+
+        init(first: [BatchRecord], order: [String]) {
+            self.first = first
+            position = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+
+        func start() { for record in first { emit(record) } }
+
+        /// Called serially (`BatchRunner.run`'s report).
+        func add(_ record: BatchRecord) {
+            guard let index = position[record.input] else { return emit(record) }
+            waiting[index] = record
+            while let ready = waiting.removeValue(forKey: next) {
+                emit(ready)
+                next += 1
+            }
+        }
+
+        /// The records still waiting (with --fail-fast, inputs before them never started), in input order.
+        func finish() {
+            for index in waiting.keys.sorted() { emit(waiting[index]!) }
+            waiting = [:]
+        }
+
+        private func emit(_ record: BatchRecord) {
+            if let line = try? Batch.jsonLine(record) { print(line) }
         }
     }
 

@@ -145,10 +145,16 @@ struct Crop: ParsableCommand {
     func runThroughPipes(_ cropper: FaceCropper, options: CropOptions) throws -> CropReport {
         let format = try outputFormat
         let (input, output, dryRun) = (self.input, self.output, self.dryRun)
-        // A file output is checked before standard input is read, as a file input's is before it is decoded.
-        if let output, output != "-", !dryRun {
+        // The output is checked before standard input is read, as a file input's is before it is decoded; standard
+        // input and output count by the files they are redirected from and to.
+        if let output, !dryRun {
             try reportingErrors { () throws(FaceCropError) in
-                _ = try OutputCheck.writable(output, inputs: cropper.readFiles(input == "-" ? [] : [input]))
+                let inputs = cropper.readFiles([input])
+                if output != "-" {
+                    _ = try OutputCheck.writable(output, inputs: inputs)
+                } else if let same = inputs.inputAtStandardOutput {
+                    throw .outputSameAsInput(same == "-" ? "-" : "- (\(same))")
+                }
             }
         }
         let bytes = input == "-" ? try reportingErrors { () throws(FaceCropError) in try StandardStreams.read(limit: cropper.maxFileSize) } : []

@@ -548,6 +548,67 @@ struct BatchTests {
         }
     }
 
+    /// --prune deletes only what it may: never an input of the run (an earlier run's output given as an input),
+    /// never a file a manifest names outside its own folder, and nothing at all when an input could not be listed.
+    @Test func pruneSparesInputsAndWhatIsNotItsOwn() throws {
+        try withScratch { dir in
+            let fm = FileManager.default
+            for sub in ["in", "more"] { try fm.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true) }
+            _ = try copySample("Golden/tiny/input.jpg", to: dir, as: "in/x.jpg")
+            _ = try copySample("Golden/greyscale/input.jpg", to: dir, as: "more/y.jpg")
+            let out = dir.appendingPathComponent("out")
+            #expect(try runBatch(["in", "--output-dir", "out", "--size", "64x64", "-q"], in: dir).status == 0)
+            let earlier = try FileSnapshot(out.appendingPathComponent("x-64x64.jpg"))
+
+            // An input cannot be listed (its name is not UTF-8): nothing is pruned, though in/x.jpg is not among
+            // this run's inputs.
+            #expect(try runShell("cp more/y.jpg \"more/$(printf 'caf\\351.jpg')\"", in: dir).status == 0)
+            let unlisted = try runBatch(["more", "--output-dir", "out", "--size", "64x64", "--prune", "-q"], in: dir)
+            #expect(unlisted.status == 3 && unlisted.stderr.contains("nothing was pruned"), "\(unlisted)")
+            #expect(try runShell("rm more/caf*", in: dir).status == 0)
+            #expect(try FileSnapshot(out.appendingPathComponent("x-64x64.jpg")) == earlier)
+
+            // A manifest naming a file outside its folder: that file stays.
+            let victim = try FileSnapshot(copySample("Golden/tiny/input.jpg", to: dir, as: "victim.jpg"))
+            let manifest = out.appendingPathComponent(BatchTree.manifests("x.jpg", in: out)[0])
+            let text = try String(contentsOf: manifest, encoding: .utf8).replacing("\"x-64x64.jpg\"", with: "\"../victim.jpg\"")
+            try text.write(to: manifest, atomically: true, encoding: .utf8)
+            // The earlier output is an input of this run: it stays too, while in/x.jpg's manifest goes.
+            let r = try runBatch(["out/x-64x64.jpg", "more", "--output-dir", "out", "--size", "32x32", "--prune", "-q"], in: dir)
+            #expect(r.status == 0, "\(r)")
+            #expect(try FileSnapshot(dir.appendingPathComponent("victim.jpg")) == victim)
+            #expect(try FileSnapshot(out.appendingPathComponent("x-64x64.jpg")) == earlier)
+            #expect(BatchTree.manifests("x.jpg", in: out).isEmpty && exists("x-64x64-32x32.jpg", in: out))
+        }
+    }
+
+    /// A report or site manifest may not be one of the run's images: refused before any work when the image's
+    /// name is known then, else when the run ends, without writing over the image.
+    @Test(arguments: [["--size", "64x64"], ["--width", "64"]])
+    func aReportThatIsAnOutputIsRefused(_ size: [String]) throws {
+        try withScratch { dir in
+            _ = try copySample("Golden/tiny/input.jpg", to: dir, as: "x.jpg")
+            let r = try runBatch(["x.jpg", "--output-dir", "out", "--site-manifest", "out/x-64x64.jpg", "-q"] + size, in: dir)
+            #expect(r.status == 64 && r.stderrLines.last?.hasPrefix("Error: Output ") == true, "\(r)")
+            let image = dir.appendingPathComponent("out/x-64x64.jpg")
+            #expect(!FileManager.default.fileExists(atPath: image.path) || imageKind(of: image) == .jpeg)
+        }
+    }
+
+    /// `batch --json`: one record per input in input order whatever the jobs, then the summary.
+    @Test func jsonLinesComeInInputOrder() throws {
+        try withScratch { dir in
+            try BatchTree.make(in: dir)
+            let r = try runBatch(["in", "--recursive", "--output-dir", "out", "--json", "--jobs", "2"] + twoSizeArgs, in: dir)
+            #expect(r.status == 3, "\(r)")
+            let lines = r.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            let inputs = lines.dropLast().map { ($0?["input"] as? String).flatMap { BatchReport.relative($0, under: "in") } ?? "?" }
+            #expect(inputs == BatchTree.all, "\(inputs)")
+            let summary = lines.last??["summary"] as? [String: Any]
+            #expect(summary?["inputs"] as? Int == BatchTree.all.count && summary?["failed"] as? Int == BatchTree.bad.count, "\(r.stdout)")
+        }
+    }
+
     /// Spec 9: --dry-run writes nothing but the report and lists every output with its crop.
     @Test func dryRun() throws {
         try withScratch { dir in

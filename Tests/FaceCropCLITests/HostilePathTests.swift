@@ -39,6 +39,8 @@ struct HostilePathTests {
         ["batch", "photos/a.jpg", "--output-dir", "photos", "--name", "{stem}.jpg", "--width", "64", "--no-enlarge"],
         // Two reports that are one file, before either exists.
         ["batch", "photos", "--output-dir", "out", "--report", "r.json", "--site-manifest", "./r.json"],
+        // A name that would leave the output folder.
+        ["batch", "photos", "--output-dir", "out", "--name", "../{stem}.{ext}"],
     ])
     func writingOverAnInputOrANodeIsRefusedBeforeAnyWork(_ args: [String]) throws {
         try withScratch { dir in
@@ -64,6 +66,24 @@ struct HostilePathTests {
             #expect(lstat(dir.appendingPathComponent("fifo.jpg").path, &st) == 0 && st.st_mode & S_IFMT == S_IFIFO)
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "work began: \(r)")
             #expect(leftoverTempFiles(dir).isEmpty && leftoverTempFiles(dir.appendingPathComponent("photos")).isEmpty)
+        }
+    }
+
+    /// Standard input and output count by the files they are redirected from and to: neither may be written over.
+    @Test(arguments: [
+        "BIN - -o photos/a.jpg < photos/a.jpg", "BIN photos/a.jpg -o - --format jpg 1<>photos/a.jpg",
+        "BIN photos/a.jpg -o - --format jpg >> photos/a.jpg", "BIN batch --inputs - --output-dir out --report list.txt < list.txt",
+    ])
+    func standardStreamsOfTheInputAreRefused(_ command: String) throws {
+        try withScratch { dir in
+            let before = try Self.photos(dir)
+            try Data("photos/a.jpg\n".utf8).write(to: dir.appendingPathComponent("list.txt"))
+            let list = try FileSnapshot(dir.appendingPathComponent("list.txt"))
+            let r = try runShell(command.replacing("BIN", with: "'\(try CLI.binary().path)'"), in: dir)
+            #expect(r.status == 64 && r.stderrLines.count == 1, "\(r)")
+            #expect(r.stderrLines.first?.hasPrefix("Error: Output ") == true, "\(r)")
+            #expect(try FileSnapshot(dir.appendingPathComponent("photos/a.jpg")) == before)
+            #expect(try FileSnapshot(dir.appendingPathComponent("list.txt")) == list)
         }
     }
 
@@ -203,11 +223,14 @@ struct HostilePathTests {
             ]
             for name in stale + kept { try Data("x".utf8).write(to: out.appendingPathComponent(name)) }
             symlink("../photos/a.jpg", out.appendingPathComponent(".l.jpg.facecrop-2147483646-5-fedcba9876543210.jpg").path)
-            let r = try runFaceCrop(["batch", "photos", "--output-dir", "out", "-q"], in: dir)
+            // A file named as a stale one would be, given as an input, is an input.
+            let input = ".c-64x64.jpg.facecrop-2147483646-5-fedcba9876543210.jpg"
+            _ = try copySample("Samples/portrait.png", to: out, as: input)
+            let r = try runFaceCrop(["batch", "photos", "out/\(input)", "--output-dir", "out", "-q"], in: dir)
             #expect(r.status == 0, "\(r)")
             let left = listing(out)
             for name in stale { #expect(!left.contains(name), "\(name) stayed") }
-            for name in kept + [".l.jpg.facecrop-2147483646-5-fedcba9876543210.jpg"] { #expect(left.contains(name), "\(name) was removed") }
+            for name in kept + [".l.jpg.facecrop-2147483646-5-fedcba9876543210.jpg", input] { #expect(left.contains(name), "\(name) was removed") }
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("photos/a.jpg").path))
         }
     }

@@ -51,8 +51,9 @@ public struct BatchRunner: Sendable {
             {
                 var sameBytes = old.size == fileSize && old.modified == modified
                 if !sameBytes { sameBytes = try Self.sha256(input.path, into: &sha) == old.sha256 }
-                let outputs = old.outputs.map { o in o.moved(to: "\(folder)/\(o.path)") }
-                if sameBytes, outputs.allSatisfy({ Self.isComplete($0.path, bytes: $0.bytes, format: $0.format) }) {
+                let paths = old.outputPaths(in: folder)
+                let outputs = zip(old.outputs, paths).map { o, path in o.moved(to: path) }
+                if sameBytes, paths.count == old.outputs.count, outputs.allSatisfy({ Self.isComplete($0.path, bytes: $0.bytes, format: $0.format) }) {
                     return BatchRecord(input: input.path, status: .skipped, faces: old.faces, faceBoxes: old.faceBoxes, outputs: outputs)
                 }
             }
@@ -124,7 +125,7 @@ public struct BatchRunner: Sendable {
                 guard lstat(path, &st) == 0 else { continue }
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR: visit(path, depth: depth + 1)
-                case S_IFREG where st.st_uid == getuid() && AtomicFile.isStaleTemporary(name):
+                case S_IFREG where st.st_uid == getuid() && AtomicFile.isStaleTemporary(name) && settings.inputs.input(at: path) == nil:
                     if unlink(path) == 0 { removed.append(path) }
                 default: break
                 }
@@ -144,8 +145,8 @@ public struct BatchRunner: Sendable {
             if BatchInputs.isDirectory(manifests) {
                 for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
                     guard let manifest = readManifest("\(manifests)/\(name)") else { continue }
-                    for output in manifest.outputs {
-                        if let id = FileIdentity("\(folder)/\(output.path)") { found.insert(id) }
+                    for path in manifest.outputPaths(in: folder) {
+                        if let id = FileIdentity(path) { found.insert(id) }
                     }
                 }
             }
@@ -178,7 +179,8 @@ public struct BatchRunner: Sendable {
     }
 
     /// Deletes the outputs and manifests of inputs not in `inputs` (every manifest under the output folder).
-    /// Returns the deleted output paths.
+    /// Returns the deleted output paths. Only regular files a manifest names in its own folder are deleted, and
+    /// never an input of this run (`settings.inputs`): an output of an earlier run may be an input now.
     public func prune(keeping inputs: [BatchInput]) -> [String] {
         let keep = Set(inputs.map(\.key))
         var deleted = [String]()
@@ -188,7 +190,10 @@ public struct BatchRunner: Sendable {
                 for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
                     let path = "\(manifests)/\(name)"
                     guard let manifest = Self.readManifest(path), !keep.contains(manifest.input) else { continue }
-                    for output in manifest.outputs where unlink("\(folder)/\(output.path)") == 0 { deleted.append("\(folder)/\(output.path)") }
+                    for output in manifest.outputPaths(in: folder) where settings.inputs.input(at: output) == nil {
+                        var st = stat()
+                        if lstat(output, &st) == 0, st.st_mode & S_IFMT == S_IFREG, unlink(output) == 0 { deleted.append(output) }
+                    }
                     unlink(path)
                 }
             }

@@ -90,6 +90,13 @@ struct Manifest: Codable {
     var faceBoxes: [PixelRect]?
     /// Paths relative to the manifest's output folder.
     var outputs: [BatchOutput]
+
+    /// The outputs' paths in `folder`, the manifest's output folder; a recorded name that is not a plain file
+    /// name there (a "/" in it, "." or "..": a manifest edited or restored from elsewhere) is left out, so that
+    /// nothing outside the folder is taken for an output.
+    func outputPaths(in folder: String) -> [String] {
+        outputs.map(\.path).filter { !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") }.map { "\(folder)/\($0)" }
+    }
 }
 
 /// What a batch makes of every input: the output folder, one `OutputSpec` per output (aspect, size,

@@ -67,6 +67,14 @@ public struct FileIdentity: Hashable, Sendable {
         guard stat(path, &st) == 0 else { return nil }
         (device, inode) = (UInt64(st.st_dev), UInt64(st.st_ino))
     }
+
+    /// The regular file open as `descriptor` (standard input or output redirected from or to a file); nil for
+    /// a pipe, a terminal or anything else.
+    public init?(descriptor: Int32) {
+        var st = stat()
+        guard fstat(descriptor, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        (device, inode) = (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
 }
 
 /// The inputs of a run, by identity: every path facecrop writes is checked against them before any work.
@@ -78,14 +86,20 @@ public struct InputSet: Sendable {
         for input in inputs { insert(input) }
     }
 
-    /// Adds the identity of `path`, unless nothing exists there or that file is in the set already.
+    /// Adds the identity of `path` ("-": the file standard input reads, if it is one), unless nothing exists
+    /// there or that file is in the set already.
     public mutating func insert(_ path: String) {
-        if let id = FileIdentity(path), paths[id] == nil { paths[id] = path }
+        if let id = path == "-" ? FileIdentity(descriptor: STDIN_FILENO) : FileIdentity(path), paths[id] == nil { paths[id] = path }
     }
 
     /// The input that `path` is (by identity), if any.
     public func input(at path: String) -> String? {
         FileIdentity(path).flatMap { paths[$0] }
+    }
+
+    /// The input that standard output writes to (redirected to or appended to a file), if any.
+    public var inputAtStandardOutput: String? {
+        FileIdentity(descriptor: STDOUT_FILENO).flatMap { paths[$0] }
     }
 
     /// Whether no input is in the set.

@@ -49,7 +49,7 @@ package enum OutputCheck {
         }
     }
 
-    static func sameDestination(_ a: String, _ b: String) -> Bool {
+    package static func sameDestination(_ a: String, _ b: String) -> Bool {
         if let ia = FileIdentity(a), let ib = FileIdentity(b) { return ia == ib }
         func split(_ p: String) -> (FileIdentity?, String) {
             (FileIdentity(directory(of: p)), p.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? p)
