@@ -152,7 +152,12 @@ struct Batch: ParsableCommand {
         let collected = try inputs.collect(excluding: exclusions)
         let all = collected.inputs
         try inputs.requireImages(collected)
-        settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
+        // The images of an output folder inside an input folder, other than recorded outputs, are not inputs but
+        // are protected as inputs are: photos the user keeps there.
+        let kept = collected.leftOut.flatMap {
+            BatchInputs.collect([$0], recursive: true, excluding: BatchInputs.Exclusions(files: exclusions.files)).inputs.map(\.path)
+        }
+        settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles + kept)
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
             let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"

@@ -69,6 +69,24 @@ struct HostilePathTests {
         }
     }
 
+    /// An output folder inside the input folder is not walked, but the photos kept in it are not outputs either:
+    /// an output of the same name is refused, before any work when its name is known then (64), else for that
+    /// input (3); the batch's own recorded outputs there are made again as usual.
+    @Test func photosInAnOutputFolderInsideTheInputsAreNotWrittenOver() throws {
+        try withScratch { dir in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("photos/thumbs"), withIntermediateDirectories: true)
+            _ = try copySample("Samples/portrait.png", to: dir, as: "photos/me.png")
+            let kept = try FileSnapshot(copySample("Samples/group.jpg", to: dir, as: "photos/thumbs/me-64x64.jpg"))
+            let args = ["batch", "photos", "--recursive", "--output-dir", "photos/thumbs", "-q"]
+            #expect(try runFaceCrop(args + ["--size", "64x64"], in: dir).status == 64)
+            #expect(try runFaceCrop(args + ["--width", "64"], in: dir).status == 3)
+            #expect(try FileSnapshot(dir.appendingPathComponent("photos/thumbs/me-64x64.jpg")) == kept)
+            try FileManager.default.removeItem(at: dir.appendingPathComponent("photos/thumbs/me-64x64.jpg"))
+            #expect(try runFaceCrop(args + ["--size", "64x64"], in: dir).status == 0)
+            #expect(try runFaceCrop(args + ["--size", "64x64", "--force"], in: dir).status == 0)
+        }
+    }
+
     /// Standard input and output count by the files they are redirected from and to: neither may be written over.
     @Test(arguments: [
         "BIN - -o photos/a.jpg < photos/a.jpg", "BIN photos/a.jpg -o - --format jpg 1<>photos/a.jpg",

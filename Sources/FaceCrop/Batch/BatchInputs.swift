@@ -45,6 +45,8 @@ public enum BatchInputs {
         /// Folders that could not be listed or were nested too deep, and images whose names are not UTF-8, each with
         /// its error.
         public var problems: [(path: String, error: FaceCropError)] = []
+        /// Excluded folders the walk came upon and left out (the output folder inside an input folder).
+        public var leftOut: [String] = []
     }
 
     /// What a walk leaves out: folders (the output folder, when it is among the inputs) and files (outputs
@@ -54,8 +56,8 @@ public enum BatchInputs {
         public var folders: Set<FileIdentity> = []
         /// Files left out of the folders walked.
         public var files: Set<FileIdentity> = []
-        /// Nothing left out.
-        public init() {}
+        /// Nothing left out, or the files `files`.
+        public init(files: Set<FileIdentity> = []) { self.files = files }
     }
 
     /// Files are taken as given (a missing one fails later, as its own input); folders contribute the
@@ -118,7 +120,11 @@ public enum BatchInputs {
         // A folder seen before on this walk (a symbolic link loop) is not walked again; an excluded folder (the
         // output folder inside an input folder) is not walked, unless it is the folder given.
         if let id = FileIdentity(folder) {
-            if (depth > 0 && excluding.folders.contains(id)) || !visited.insert(id).inserted { return }
+            if depth > 0 && excluding.folders.contains(id) {
+                found.leftOut.append(folder)
+                return
+            }
+            if !visited.insert(id).inserted { return }
         }
         guard depth <= maxDepth else {
             found.problems.append((folder, .inputUnreadable(folder, reason: "it is nested more than \(maxDepth) folders deep")))
