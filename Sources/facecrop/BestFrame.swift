@@ -36,6 +36,7 @@ struct VideoArguments: ParsableArguments {
         options.maxFrames = maxFrames
         if let frames { options.frames = frames }
         options.everyFrame = everyFrame
+        do { try options.check() } catch { throw ValidationError(error.description) }
         return options
     }
 }
@@ -109,7 +110,7 @@ struct BestFrame: ParsableCommand {
 
     func validate() throws {
         let options = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
-        _ = (try frames, try finalists)
+        _ = (try frames, try finalists, try video.options(frames: try frames, everyFrame: everyFrame))
         if let output { try Crop.checkExtension(output) }
         if let contactSheet { try Crop.checkExtension(contactSheet, option: "--contact-sheet") }
         if let output { try CropArguments.checkOutput(options, format: ImageFormat(path: output), path: output) }

@@ -50,7 +50,7 @@ struct Crop: ParsableCommand {
         } else if format != nil {
             throw ValidationError("--format is for '-o -'; a file's format follows its extension.")
         }
-        try CropArguments.checkOutput(options, format: dryRun ? nil : try outputFormat, path: output ?? "")
+        try CropArguments.checkOutput(options, format: try outputFormat, path: output ?? "")
     }
 
     /// The output's format: from --format for standard output, else from the extension.

@@ -88,6 +88,9 @@ struct CropArguments: ParsableArguments {
         guard w <= Limits.maxSide, h <= Limits.maxSide else {
             throw ValidationError("Expected WIDTHxHEIGHT with sides of at most \(Limits.maxSide) pixels for \(option) but received '\(text)'.")
         }
+        guard Double(w) / Double(h) >= 1 / Limits.maxAspect, Double(w) / Double(h) <= Limits.maxAspect else {
+            throw ValidationError("Expected WIDTHxHEIGHT from 1:10000 to 10000:1 in shape for \(option) but received '\(text)'.")
+        }
         var (a, b) = (w, h)
         while b != 0 { (a, b) = (b, a % b) }
         return (.exact(width: w, height: h), .ratio(width: Double(w / a), height: Double(h / a)))
@@ -122,8 +125,16 @@ struct CropArguments: ParsableArguments {
         case nil: break
         }
         guard let size else { return }
+        guard let format else {  // a dry run without -o: no format's limits, the pixel limit still
+            guard let pixels = checkedProduct(size.width, size.height), pixels <= options.maxOutputPixels else {
+                throw ValidationError(
+                    "The output would be \(size.width)x\(size.height) pixels, over the limit of \(options.maxOutputPixels) output pixels; raise it with --max-output-pixels."
+                )
+            }
+            return
+        }
         do {
-            try OutputLimits.check(size, format: format ?? .png, path: path, maxPixels: options.maxOutputPixels)
+            try OutputLimits.check(size, format: format, path: path, maxPixels: options.maxOutputPixels)
         } catch {
             throw ValidationError(error.description)
         }

@@ -27,7 +27,7 @@ struct Stability: ParsableCommand {
     @OptionGroup var video: VideoArguments
 
     func validate() throws {
-        _ = (try frames, try detectSize)
+        _ = (try frames, try detectSize, try video.options(frames: try frames, everyFrame: try frames == nil))
     }
 
     func run() throws {

@@ -154,6 +154,14 @@ struct HostileValueTests {
             ["in.jpg", "-o", "out.jpg", "--width", "65500", "--aspect", "1:1"],
             "Output 'out.jpg' would be 65500x65500 pixels, over the limit of 268402689 output pixels; raise it with --max-output-pixels."
         ),
+        // A dry run checks the output's own format too, and without -o only the pixel limit.
+        (["in.jpg", "-o", "out.webp", "--width", "60000", "--dry-run"], "Expected at most 16383 for --width (the largest WebP side) but received '60000'."),
+        (
+            ["in.jpg", "--width", "65500", "--aspect", "1:10000", "--dry-run"],
+            "The output would be 65500x655000000 pixels, over the limit of 268402689 output pixels; raise it with --max-output-pixels."
+        ),
+        (["in.jpg", "-o", "out.jpg", "--size", "65500x1"], "Expected WIDTHxHEIGHT from 1:10000 to 10000:1 in shape for --size but received '65500x1'."),
+        (["best-frame", "in.mp4", "--frames", "100", "--max-frames", "50"], "Expected at most --max-frames (50) for --frames but received '100'."),
     ])
     func refusedWithASharpMessage(_ args: [String], _ message: String) throws {
         try withScratch { dir in

@@ -332,7 +332,7 @@ struct BestFrameFailureTests {
         try withScratch { out in
             let run = try runFaceCrop(
                 [
-                    "best-frame", "best.mp4", "--frames", "10000", "-o", out.appendingPathComponent("b.jpg").path,
+                    "best-frame", "best.mp4", "--frames", "10000", "--max-frames", "10000", "-o", out.appendingPathComponent("b.jpg").path,
                     "--contact-sheet", out.appendingPathComponent("sheet.jpg").path,
                 ], in: try TestVideos.dir())
             #expect(run.status == 64 && run.stderrLines.count == 1, "\(run)")

@@ -51,6 +51,9 @@ extension VideoOptions {
         try checkSetting(historyLength, (1...10_000, "an integer from 1 to 10000"), "VideoOptions.historyLength")
         try checkSetting(maxDuration, Limits.positive, "VideoOptions.maxDuration")
         try checkSetting(maxFrames, Limits.count, "VideoOptions.maxFrames")
+        if !everyFrame, frames > maxFrames {
+            throw .invalidSetting("Expected at most --max-frames (\(maxFrames)) for --frames but received '\(frames)'.")
+        }
     }
 }
 

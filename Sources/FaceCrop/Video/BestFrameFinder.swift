@@ -68,9 +68,6 @@ public struct BestFrameFinder: Sendable {
         if options.everyFrame, info.frameCount > options.maxFrames {
             throw .tooManyFrames(video, frames: info.frameCount, limit: options.maxFrames)
         }
-        if !options.everyFrame, options.frames > options.maxFrames {
-            throw .tooManyFrames(video, frames: options.frames, limit: options.maxFrames)
-        }
         return decoder
     }
 
