@@ -71,7 +71,8 @@ public final class ImageServer: Sendable {
         let connections = connections
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()], idleTimeout: configuration.idleTimeout.timeAmount)),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [connections.handler(), ResponseGuard()], idleTimeout: configuration.idleTimeout.timeAmount)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -106,12 +107,14 @@ public final class ImageServer: Sendable {
         let status = response.status.code
         metrics.requests(status: status).increment()
         metrics.duration.record(elapsed)
+        let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        let fraction = String(microseconds % 1000)
         var metadata: Logger.Metadata = [
-            "method": "\(request.method.rawValue)", "path": "\(rawPath)", "status": "\(status)",
-            "ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000)",
+            "method": "\(request.method.rawValue)", "path": "\(LogText.escaped(rawPath))", "status": "\(status)",
+            "ms": "\(microseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)",
         ]
         if let length = response.headers[.contentLength] { metadata["bytes"] = "\(length)" }
-        if let detail { metadata["error"] = "\(detail)" }
+        if let detail { metadata["error"] = "\(LogText.escaped(detail))" }
         logger.info("request", metadata: metadata)
         return response
     }
@@ -239,7 +242,10 @@ public final class ImageServer: Sendable {
         options.strip = true
         options.maxOutputPixels = configuration.maxOutputPixels
         var planned = analysis
-        switch url.gravity {
+        // No aspect asked for (`fit`, or one side given, without `aspect:`), or `force`: the whole image, as
+        // imgproxy gives; the faces are still found and reported.
+        let gravity = url.wholeImage ? .center : url.gravity
+        switch gravity {
         case .face: options.noFace = .attention
         case .smart:
             planned.faces = []
@@ -249,12 +255,12 @@ public final class ImageServer: Sendable {
             options.noFace = .center
         }
         var crop = try cropper.plan(planned, options: options)
-        if case .focus(let x, let y) = url.gravity {
+        if case .focus(let x, let y) = gravity {
             let size = analysis.size
             let cropSize = CropPlanner.largestSize(ratio: crop.ratio, in: size)
             crop.rect = CropPlanner.centered(size: cropSize, on: Point(x: x * Double(size.width), y: y * Double(size.height)), in: size)
         }
-        if url.gravity != .face {
+        if gravity != .face {
             crop.fallback = nil
             crop.cutFaces = []
         }

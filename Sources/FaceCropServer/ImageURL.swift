@@ -309,6 +309,14 @@ public struct ImageURL: Sendable, Equatable {
         guard !host.isEmpty, !text.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) else {
             throw .badOptions("The source '\(text)' is not a valid URL.")
         }
+        // After the host: nothing, or ":" and a port (the HTTP client traps on a port over 65535, or wraps it).
+        let port = authority[host.endIndex...]
+        if !port.isEmpty {
+            let digits = port.dropFirst()
+            guard port.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let number = Int(digits), (1...65535).contains(number)
+            else { throw .badOptions("Expected a port from 1 to 65535 in the source '\(text)'.") }
+        }
         return .remote(url: text, host: host.lowercased())
     }
 
@@ -340,8 +348,12 @@ public struct ImageURL: Sendable, Equatable {
 /// base64url (RFC 4648 §5), with or without `=` padding.
 public func base64URLDecoded(_ text: String) -> [UInt8]? {
     var values = [UInt8]()
+    // Unpadded, or padded to a multiple of four exactly: any other number of "=" would let one signed URL be
+    // spelt in endless ways, each a new cache key.
     var trimmed = Substring(text)
     while trimmed.hasSuffix("=") { trimmed = trimmed.dropLast() }
+    let padding = text.utf8.count - trimmed.utf8.count
+    guard padding == 0 || padding == (4 - trimmed.utf8.count % 4) % 4 && padding > 0 else { return nil }
     for c in trimmed.utf8 {
         switch c {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(c - UInt8(ascii: "A"))

@@ -31,16 +31,21 @@ public struct LocalRoot: Sendable {
 
     /// A source path checked as text: relative, every component a name (not empty, ".", ".." or holding NUL).
     public static func relativePath(_ text: String) throws(ServerError) -> String {
-        let components = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard !text.isEmpty, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("\0") }) else {
+        // Bytes, not characters: a "/" followed by a combining mark is one Character but still a separator.
+        let components = text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let dot = UInt8(ascii: ".")
+        guard !text.isEmpty, !components.contains(where: { $0.isEmpty || $0.elementsEqual([dot]) || $0.elementsEqual([dot, dot]) || $0.contains(0) })
+        else {
             throw .badOptions("Expected a path of names under the root after local:/// but received '\(text)'; '..', '.' and empty names are refused.")
         }
         return text
     }
 
     /// Whether `resolved` (a realpath) is inside `root` (not `root` itself; with an empty root, any absolute path).
+    /// Compared as bytes: `hasPrefix` would take canonically equivalent names (a KELVIN SIGN for a K, a
+    /// decomposed é for a composed one) for the same folder.
     public static func isInside(_ resolved: String, root: String) -> Bool {
-        root.isEmpty ? resolved.hasPrefix("/") : resolved.hasPrefix(root + "/")
+        resolved.utf8.starts(with: (root.isEmpty ? "/" : root + "/").utf8)
     }
 
     /// An open regular file under the root, with its identity. Immutable; pread needs no lock.

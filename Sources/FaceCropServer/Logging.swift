@@ -51,6 +51,22 @@ public struct JSONLogHandler: LogHandler {
     }
 }
 
+/// Text from a request made safe for a log line: control characters (a newline would start a forged line in the
+/// key=value logs) written as `\u{…}`.
+public enum LogText {
+    /// `text` with every C0 and C1 control character and DEL escaped.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    static func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029 }
+}
+
 /// The process's environment, read without Foundation.
 public enum ProcessEnvironment {
     /// The process's environment variables.

@@ -19,6 +19,12 @@ extension ProcessingOptions {
         return aspect ?? .original
     }
 
+    /// Whether the output shows the whole image, whatever the gravity: `force` with both sides, or no aspect at
+    /// all (neither `fill`/`fill-down` with both sides nor `aspect:`).
+    public var wholeImage: Bool {
+        cropAspect == .original && (aspect == nil || (resize == .force && width > 0 && height > 0))
+    }
+
     /// The output for a crop of `crop` pixels (planned at `cropAspect`):
     /// - `fill`/`fill-down` with width and height: exactly that size (`fill-down` or `el:0`: never enlarged, the
     ///   same aspect smaller).

@@ -89,6 +89,14 @@ struct ImageURLTests {
         ("/s/plain/ftp://example.com/a.jpg", 400, "local:///"),
         ("/s/plain/http://user:pw@example.com/a.jpg", 400, "user name"),
         ("/s/plain/http:///a.jpg", 400, "not a valid URL"),
+        // A port the HTTP client would trap on (over 65535) or wrap, and anything else after the host.
+        ("/s/plain/http://127.0.0.1:65536/x.jpg", 400, "port from 1 to 65535"),
+        ("/s/plain/http://[::1]:70000/x.jpg", 400, "port from 1 to 65535"),
+        ("/s/plain/http://localhost:99999/x.jpg", 400, "port from 1 to 65535"),
+        ("/s/plain/http://example.com:0/x.jpg", 400, "port from 1 to 65535"),
+        ("/s/plain/http://example.com:+80/x.jpg", 400, "port from 1 to 65535"),
+        ("/s/plain/http://example.com:/x.jpg", 400, "port from 1 to 65535"),
+        ("/s/plain/http://[::1]x/x.jpg", 400, "port from 1 to 65535"),
         ("/s/not*base64", 400, "base64url"),
         ("/s/Zm9v.gif", 400, "extension"),
     ]
@@ -120,6 +128,7 @@ struct ImageURLTests {
         #expect(base64URLEncoded(Array("foobar".utf8)) == "Zm9vYmFy")
         #expect(base64URLEncoded([0xFB, 0xFF]) == "-_8")
         #expect(base64URLDecoded("Zm9vYg==") == Array("foob".utf8))
+        #expect(base64URLDecoded("Zm9vYg=") == nil && base64URLDecoded("Zm9vYg===") == nil && base64URLDecoded("Zm9vYmFy====") == nil)
         #expect(base64URLDecoded("A") == nil)
         #expect(base64URLDecoded("Zm+v") == nil)
     }
@@ -139,6 +148,9 @@ struct SignatureTests {
         ("p2Sg8UfK0XmK7CaybH0TjwYKKdrrY4uOrjsJC-HqZS0", "/rs:fill:256:256/plain/local:///portrait.png@webp", [other], false),
         ("p2Sg8UfK0XmK7CaybH0TjwYKKdrrY4uOrjsJC-HqZS0", "/rs:fill:256:257/plain/local:///portrait.png@webp", [key], false),
         ("p2Sg8UfK0XmK7CaybH0TjwYKKdrrY4uOrjsJC-HqZS0=", "/rs:fill:256:256/plain/local:///portrait.png@webp", [key], true),
+        // More "=" than padding needs would make one signed URL many cache keys.
+        ("p2Sg8UfK0XmK7CaybH0TjwYKKdrrY4uOrjsJC-HqZS0==", "/rs:fill:256:256/plain/local:///portrait.png@webp", [key], false),
+        ("p2Sg8UfK0XmK7CaybH0TjwYKKdrrY4uOrjsJC-HqZS0=====", "/rs:fill:256:256/plain/local:///portrait.png@webp", [key], false),
         ("p2Sg8UfK0XmK7CaybH0TjwYKKdrrY4uOrjsJC-HqZS1", "/rs:fill:256:256/plain/local:///portrait.png@webp", [key], false),
         ("p2Sg8UfK0XmK7CaybH0TjwYKKdrrY4uOrjsJC-HqZS", "/rs:fill:256:256/plain/local:///portrait.png@webp", [key], false),
         ("", "/rs:fill:256:256/plain/local:///portrait.png@webp", [key], false),
@@ -168,6 +180,8 @@ struct ConfinementTests {
         ("a.jpg", true), ("a/b/c.jpg", true), ("..a.jpg", true), ("a..jpg", true), ("...", true), (" ", true),
         ("", false), ("..", false), ("a/..", false), ("../a", false), ("a/../b", false), (".", false), ("a/./b", false),
         ("a//b", false), ("a/", false), ("/a", false), ("a\0b", false),
+        // A "/" with a combining mark after it is one Character, and still a separator.
+        ("../\u{301}x.jpg", false), ("a/\u{301}/../b", false), ("a/\u{301}x.jpg", true),
     ])
     func relativePath(_ row: (String, Bool)) {
         let accepted = (try? LocalRoot.relativePath(row.0)) != nil
@@ -178,6 +192,9 @@ struct ConfinementTests {
         ("/srv/img/a.jpg", "/srv/img", true), ("/srv/img/x/y", "/srv/img", true), ("/srv/img", "/srv/img", false),
         ("/srv/images/a.jpg", "/srv/img", false), ("/srv/imga.jpg", "/srv/img", false), ("/etc/passwd", "/srv/img", false),
         ("/etc/passwd", "", true),
+        // Bytes, not canonical equivalence: a KELVIN SIGN is not a K, a decomposed é not a composed one.
+        ("/tmp/\u{212A}root/a.jpg", "/tmp/Kroot", false), ("/srv/cafe\u{301}/a.jpg", "/srv/caf\u{E9}", false),
+        ("/srv/caf\u{E9}/a.jpg", "/srv/caf\u{E9}", true),
     ])
     func inside(_ row: (String, String, Bool)) {
         #expect(LocalRoot.isInside(row.0, root: row.1) == row.2)
@@ -185,6 +202,12 @@ struct ConfinementTests {
 }
 
 struct HTTPRulesTests {
+    /// Request text in a log line: a newline would start a forged line of the key=value logs.
+    @Test func logTextEscapesControlCharacters() {
+        #expect(LogText.escaped("nope\n2026 info status=200\r\u{7F}\u{85}.jpg") == "nope\\u{a}2026 info status=200\\u{d}\\u{7f}\\u{85}.jpg")
+        #expect(LogText.escaped("caf\u{E9}/a b.jpg") == "caf\u{E9}/a b.jpg")
+    }
+
     @Test(
         arguments: [
             (nil, ImageFormat.jpeg), ("*/*", .jpeg), ("image/*", .jpeg), ("image/webp,*/*", .webp), ("image/avif,image/webp,*/*", .avif),

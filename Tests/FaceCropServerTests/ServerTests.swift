@@ -273,6 +273,58 @@ struct ServerTests {
         }
     }
 
+    /// A client that announces a body and sends it a byte at a time (each byte would restart the idle timeout) is
+    /// answered and disconnected, not read to the end of its body; a body sent whole keeps the connection open.
+    @Test func slowBodiesAreNotWaitedFor() async throws {
+        let configuration = LiveServer.configuration(root: nil) { $0.idleTimeout = .seconds(30) }
+        try await withServer(configuration) { s async throws in
+            let fd = try connectSocket(port: s.port)
+            defer { close(fd) }
+            let slow = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000000\r\n\r\na".utf8)
+            #expect(send(fd, slow, slow.count, 0) == slow.count)
+            var received = [UInt8]()
+            let start = ContinuousClock.now
+            while let part = try await receive(fd, timeout: .seconds(20)), !part.isEmpty { received += part }
+            let text = String(decoding: received, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200") && text.lowercased().contains("connection: close"), "\(text)")
+            #expect(ContinuousClock.now - start < .seconds(10), "closed after \(ContinuousClock.now - start)")
+
+            let whole = try connectSocket(port: s.port)
+            defer { close(whole) }
+            let twice = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabcGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            #expect(send(whole, twice, twice.count, 0) == twice.count)
+            var answers = ""
+            while answers.components(separatedBy: "HTTP/1.1 200").count < 3, let part = try await receive(whole, timeout: .seconds(10)), !part.isEmpty {
+                answers += String(decoding: part, as: UTF8.self)
+            }
+            #expect(answers.components(separatedBy: "HTTP/1.1 200").count == 3 && !answers.lowercased().contains("connection: close"), "\(answers)")
+        }
+    }
+
+    /// A graceful shutdown finishes the responses in flight to their last byte, also one much larger than the
+    /// socket's buffer that the client has not read yet when the server closes the connection.
+    @Test func shutdownFinishesLargeResponses() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            try await withServer(LiveServer.configuration(root: root)) { s async throws in
+                let fd = try connectSocket(port: s.port)
+                defer { close(fd) }
+                let request = Array("GET \(signed("/rs:force:3000:3000/plain/local:///group.jpg@png")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+                #expect(send(fd, request, request.count, 0) == request.count)
+                try await Task.sleep(for: .milliseconds(300))
+                await s.group.triggerGracefulShutdown()
+                try await Task.sleep(for: .seconds(4))  // the response is written, and the connection closed, meanwhile
+                var received = [UInt8]()
+                while let part = try await receive(fd, timeout: .seconds(30)), !part.isEmpty { received += part }
+                let split = try #require(received.firstRange(of: Array("\r\n\r\n".utf8)), "no response head: \(received.count) bytes")
+                let head = String(decoding: received[..<split.lowerBound], as: UTF8.self).lowercased()
+                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingPrefix(" ")) }
+                #expect(head.hasPrefix("http/1.1 200") && length != nil && length! > 4_000_000, "\(head)")
+                #expect(received.count - split.upperBound == length, "\(received.count - split.upperBound) of \(String(describing: length)) bytes")
+            }
+        }
+    }
+
     /// --max-connections: at the cap the server accepts no more connections; a request on one made meanwhile waits
     /// in the listen queue, unanswered, and is answered as soon as another connection closes.
     @Test func connectionsOverTheCapWaitToBeAccepted() async throws {
@@ -320,6 +372,14 @@ struct ServerTests {
                 let fit = try await s.get("/info" + signed("/rs:fit:300:300/plain/local:///group.jpg"))
                 let out = try #require(fit.json?["output"] as? [String: Any])
                 #expect(out["width"] as? Int == 300 && out["height"] as? Int == Int((300.0 * Double(h) / Double(w)).rounded()))
+                // Without an aspect, fit, force and one side show the whole image, the faces still listed; with
+                // `aspect:` the crop is planned around the faces.
+                for options in ["rs:fit:300:300", "rs:force:300:100", "w:300", "rs:fill:300:0"] {
+                    #expect(rect(try await crop(options)) == [0, 0, w, h], "\(options)")
+                }
+                #expect((fit.json?["faces"] as? [Any])?.count == 4)
+                let zoomed = rect(try await crop("rs:fit:300:300/aspect:original"))
+                #expect(zoomed[2] < w && zoomed[3] < h, "\(zoomed)")
                 let small = try await s.get(signed("/rs:fill:4000:4000/el:0/plain/local:///group.jpg@jpg"))
                 let info = try imageInfo(small.body)
                 #expect(info.width == h && info.height == h, "not enlarged: the crop's own size")

@@ -1,0 +1,70 @@
+// Two ways a connection could end badly, guarded in one handler placed before Hummingbird's own.
+// - Requests carry no body here, but a client may announce one and send it a byte at a time. Hummingbird reads
+//   a request's unread body after answering it, to reach the next request on the connection, and every byte
+//   restarts the idle timeout: such clients could hold every connection (--max-connections) for as long as they
+//   like. So a connection whose request body is still arriving when its response ends is closed instead.
+// - On a graceful shutdown (and an idle timeout) Hummingbird closes a connection right after writing its last
+//   response, and a close drops what the socket has not taken yet: the end of a large image. So a close waits
+//   for the writes before it to reach the socket, for at most `closeDelayLimit`.
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Closes its connection once a response is written while the request's body is still arriving (the response
+/// says `Connection: close`), and lets a close wait for the writes before it.
+final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// How long a close waits for earlier writes (a client that stopped reading) before it happens anyway.
+    static let closeDelayLimit = TimeAmount.seconds(10)
+
+    /// A request's head has been read, its end not yet.
+    private var bodyArriving = false
+    /// The last write; writes complete in order, so when it has, all have.
+    private var lastWrite: EventLoopFuture<Void>?
+    /// Writes not yet complete.
+    private var unwritten = 0
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head: bodyArriving = true
+        case .body: break
+        case .end: bodyArriving = false
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let written = promise ?? context.eventLoop.makePromise()
+        lastWrite = written.futureResult
+        unwritten += 1
+        let me = NIOLoopBound(self, eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in me.value.unwritten -= 1 }
+        guard bodyArriving else { return context.write(data, promise: written) }
+        switch unwrapOutboundIn(data) {
+        case .head(var response):
+            response.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(response)), promise: written)
+        case .body: context.write(data, promise: written)
+        case .end:
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            context.write(data, promise: written)
+        }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all, unwritten > 0, let pending = lastWrite else { return context.close(mode: mode, promise: promise) }
+        lastWrite = nil
+        context.flush()
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let deadline = context.eventLoop.scheduleTask(in: Self.closeDelayLimit) { bound.value.close(mode: mode, promise: nil) }
+        pending.whenComplete { _ in
+            deadline.cancel()
+            bound.value.close(mode: mode, promise: promise)
+        }
+    }
+}
