@@ -261,10 +261,8 @@ struct ServerTests {
     @Test func slowClientsAreDisconnected() async throws {
         let configuration = LiveServer.configuration(root: nil) { $0.idleTimeout = .seconds(1) }
         try await withServer(configuration) { s async throws in
-            let fd = try connectSocket(port: s.port)
+            let fd = try connection(port: s.port, sending: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             defer { close(fd) }
-            let partial = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
-            #expect(send(fd, partial, partial.count, 0) == partial.count)
             // Closed by the server, well before the 20 s this side would wait.
             let start = ContinuousClock.now
             let read = try await receive(fd, timeout: .seconds(20))
@@ -278,21 +276,16 @@ struct ServerTests {
     @Test func slowBodiesAreNotWaitedFor() async throws {
         let configuration = LiveServer.configuration(root: nil) { $0.idleTimeout = .seconds(30) }
         try await withServer(configuration) { s async throws in
-            let fd = try connectSocket(port: s.port)
+            let fd = try connection(port: s.port, sending: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000000\r\n\r\na")
             defer { close(fd) }
-            let slow = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000000\r\n\r\na".utf8)
-            #expect(send(fd, slow, slow.count, 0) == slow.count)
-            var received = [UInt8]()
             let start = ContinuousClock.now
-            while let part = try await receive(fd, timeout: .seconds(20)), !part.isEmpty { received += part }
-            let text = String(decoding: received, as: UTF8.self)
+            let text = String(decoding: try await receiveUntilClosed(fd, timeout: .seconds(20)), as: UTF8.self)
             #expect(text.hasPrefix("HTTP/1.1 200") && text.lowercased().contains("connection: close"), "\(text)")
             #expect(ContinuousClock.now - start < .seconds(10), "closed after \(ContinuousClock.now - start)")
 
-            let whole = try connectSocket(port: s.port)
+            let whole = try connection(
+                port: s.port, sending: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabcGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             defer { close(whole) }
-            let twice = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabcGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-            #expect(send(whole, twice, twice.count, 0) == twice.count)
             var answers = ""
             while answers.components(separatedBy: "HTTP/1.1 200").count < 3, let part = try await receive(whole, timeout: .seconds(10)), !part.isEmpty {
                 answers += String(decoding: part, as: UTF8.self)
@@ -307,15 +300,13 @@ struct ServerTests {
         try await withScratch { dir in
             let root = try makeRoot(in: dir)
             try await withServer(LiveServer.configuration(root: root)) { s async throws in
-                let fd = try connectSocket(port: s.port)
+                let fd = try connection(
+                    port: s.port, sending: "GET \(signed("/rs:force:3000:3000/plain/local:///group.jpg@png")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 defer { close(fd) }
-                let request = Array("GET \(signed("/rs:force:3000:3000/plain/local:///group.jpg@png")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-                #expect(send(fd, request, request.count, 0) == request.count)
                 try await Task.sleep(for: .milliseconds(300))
                 await s.group.triggerGracefulShutdown()
                 try await Task.sleep(for: .seconds(4))  // the response is written, and the connection closed, meanwhile
-                var received = [UInt8]()
-                while let part = try await receive(fd, timeout: .seconds(30)), !part.isEmpty { received += part }
+                let received = try await receiveUntilClosed(fd, timeout: .seconds(30))
                 let split = try #require(received.firstRange(of: Array("\r\n\r\n".utf8)), "no response head: \(received.count) bytes")
                 let head = String(decoding: received[..<split.lowerBound], as: UTF8.self).lowercased()
                 let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingPrefix(" ")) }

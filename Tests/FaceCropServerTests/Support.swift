@@ -142,6 +142,24 @@ func connectSocket(port: Int) throws -> Int32 {
     return fd
 }
 
+/// A connection to 127.0.0.1:`port` with `request` sent on it.
+func connection(port: Int, sending request: String) throws -> Int32 {
+    let fd = try connectSocket(port: port)
+    let bytes = Array(request.utf8)
+    guard send(fd, bytes, bytes.count, 0) == bytes.count else {
+        close(fd)
+        throw TestFailure("send() failed")
+    }
+    return fd
+}
+
+/// Everything that comes in on `fd` until the peer closes the connection, or nothing comes for `timeout`.
+func receiveUntilClosed(_ fd: Int32, timeout: Duration) async throws -> [UInt8] {
+    var received = [UInt8]()
+    while let part = try await receive(fd, timeout: timeout), !part.isEmpty { received += part }
+    return received
+}
+
 /// What comes in on `fd` within `timeout`: the bytes of one read, empty when the peer closed (or reset) the
 /// connection, nil when nothing came; any other failure throws. It waits with Task.sleep, not in a blocking call: the server's accept loop
 /// runs on Swift's cooperative pool, which has only as many threads as the machine has cores.
