@@ -166,8 +166,9 @@ public struct ServerConfiguration: Sendable {
         }
         func seconds(_ flag: String) throws(ConfigurationError) -> Duration? {
             guard let text = last(flag) else { return nil }
-            guard let v = Double(text), v.isFinite, v > 0, v <= 3600 else {
-                throw ConfigurationError("Expected a number of seconds from 0 to 3600 for \(flag) but received '\(text)'.")
+            // Whole milliseconds: a smaller value would round to none at all (every connection or crop cut at once).
+            guard let v = Double(text), v.isFinite, v >= 0.001, v <= 3600 else {
+                throw ConfigurationError("Expected a number of seconds from 0.001 to 3600 for \(flag) but received '\(text)'.")
             }
             return .milliseconds(Int64((v * 1000).rounded()))
         }

@@ -160,6 +160,7 @@ public final class ImageServer: Sendable {
         let kind = info ? "info" : "image"
         let type = info ? "application/json" : HTTPRules.contentType(format)
         let name = url.source.name
+        if !info { try url.options.checkBeforeWork(format: format, maxOutputPixels: configuration.maxOutputPixels) }
 
         // Local files: the ETag from stat alone, so a 304 costs no read and takes no slot.
         var file: LocalRoot.OpenFile?

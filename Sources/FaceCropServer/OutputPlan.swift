@@ -25,6 +25,27 @@ extension ProcessingOptions {
         cropAspect == .original && (aspect == nil || (resize == .force && width > 0 && height > 0))
     }
 
+    /// Refuses (400), before the source is read, what the URL alone shows cannot be made: `fill` sides outside
+    /// 1:10000 to 10000:1, and an output side or size that will be exactly as asked (enlarging, or `force`) beyond
+    /// what `format` holds or `maxOutputPixels`.
+    public func checkBeforeWork(format: ImageFormat, maxOutputPixels: Int) throws(ServerError) {
+        if width > 0, height > 0, resize == .fill || resize == .fillDown {
+            let ratio = Double(width) / Double(height)
+            guard ratio >= 1 / Limits.maxAspect, ratio <= Limits.maxAspect else {
+                throw .badOptions("Expected a width and height from 1:10000 to 10000:1 in shape for \(resize.rawValue) but received \(width)x\(height).")
+            }
+        }
+        let both = width > 0 && height > 0
+        guard both ? resize == .force || (resize == .fill && enlarge) : enlarge && resize != .fillDown else { return }
+        let side = max(width, height)
+        if side > format.maxDimension {
+            throw .badOptions("The output would have a side of \(side) pixels, over the \(format.maxDimension) a \(format.displayName) side can have.")
+        }
+        if both, width * height > maxOutputPixels {
+            throw .badOptions("The output would be \(width)x\(height) pixels, over the limit of \(maxOutputPixels) output pixels (--max-output-pixels).")
+        }
+    }
+
     /// The output for a crop of `crop` pixels (planned at `cropAspect`):
     /// - `fill`/`fill-down` with width and height: exactly that size (`fill-down` or `el:0`: never enlarged, the
     ///   same aspect smaller).

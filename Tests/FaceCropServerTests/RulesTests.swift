@@ -309,6 +309,26 @@ struct OutputPlanTests {
         #expect(out.size == row.3)
         #expect(out.withoutEnlargement == row.4)
     }
+
+    /// What the URL alone shows cannot be made is refused before the source is read; what depends on the source
+    /// (a size that is a bound, not the output's) is left to the crop.
+    @Test(
+        arguments: [
+            ("rs:fill:1:10000000", ImageFormat.png, "1:10000 to 10000:1"), ("rs:fill-down:20000:1", .png, "1:10000 to 10000:1"),
+            ("w:10000000", .jpeg, "65500 a JPEG side"), ("rs:force:20000:100", .webp, "16383 a WebP side"),
+            ("rs:fill:20000:20000", .png, "limit of 268402689"), ("rs:force:20000:20000/el:0", .png, "limit of 268402689"),
+            ("rs:fit:100000:100", .jpeg, nil), ("w:100000/el:0", .jpeg, nil), ("rs:fill-down:20000:20000", .png, nil),
+            ("rs:fill:20000:20000/el:0", .png, nil), ("rs:fit:1:10000000", .png, nil), ("rs:fill:1920:1080", .jpeg, nil),
+        ] as [(String, ImageFormat, String?)])
+    func checkedBeforeWork(_ row: (String, ImageFormat, String?)) throws {
+        let o = try Self.options(row.0)
+        do {
+            try o.checkBeforeWork(format: row.1, maxOutputPixels: 268_402_689)
+            #expect(row.2 == nil, "\(row.0) accepted")
+        } catch {
+            #expect(error.status == 400 && row.2.map { error.message.contains($0) } == true, "\(row.0): \(error.message)")
+        }
+    }
 }
 
 struct ConfigurationTests {
@@ -350,6 +370,7 @@ struct ConfigurationTests {
             (["--root", "/r", "--bogus"], keys, "Unknown option"),
             (["--root"], keys, "Expected a value"),
             (["--root", "/r", "--timeout", "-1"], keys, "--timeout"),
+            (["--root", "/r", "--idle-timeout", "0.0004"], keys, "from 0.001 to 3600 for --idle-timeout"),
             (["--root", "/r", "--detector", "dlib"], keys, "--detector"),
             (["--root", "/r", "--detect-size", "16"], keys, "--detect-size"),
             (["--root", "/r", "--threshold", "1.5"], keys, "--threshold"),
