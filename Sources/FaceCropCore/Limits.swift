@@ -17,4 +17,7 @@ package enum Limits {
     package static let maxAspect = 10_000.0
     /// Margins larger than this (pixels, or percent of the face height) frame the same as the whole image.
     package static let maxMarginPixels = 1_000_000.0, maxMarginPercent = 10_000.0
+    /// The largest model file (`--model`) read: face detectors are a few megabytes (CenterFace 7, a Haar
+    /// cascade 1); the file is read whole into memory.
+    package static let maxModelBytes = 100 << 20
 }

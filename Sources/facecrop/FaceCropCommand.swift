@@ -142,6 +142,11 @@ struct DetectionOptions: ParsableArguments {
                 printError("Error: Model file '\(model)' cannot be read: \(reason).")
                 throw ExitCode(66)
             }
+            // Read whole into memory: bounded, as inputs are by --max-file-size.
+            if Int(st.st_size) > Limits.maxModelBytes {
+                printError("Error: Model file '\(model)' is \(st.st_size) bytes, over the \(Limits.maxModelBytes) bytes a model may be.")
+                throw ExitCode(65)
+            }
         }
         // libvips' start-up runs while OpenCV reads the model.
         let vipsStart = FaceCropper.startImageLibrary()

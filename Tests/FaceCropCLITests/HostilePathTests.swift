@@ -87,6 +87,20 @@ struct HostilePathTests {
         }
     }
 
+    /// A file name up to the system's 255 bytes is written, though the temporary name beside it holds more: that
+    /// name keeps only the start of the output's, and is still recognised as facecrop's.
+    @Test(arguments: [String(repeating: "\u{E9}", count: 125) + "b.jpg", String(repeating: "b", count: 210) + ".jpg"])
+    func longOutputNamesAreWritten(_ name: String) throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            let r = try runFaceCrop(["photos/a.jpg", "-o", name], in: dir)
+            #expect(r.status == 0, "\(r)")
+            #expect(imageKind(of: dir.appendingPathComponent(name)) == .jpeg)
+            let temporary = AtomicFile.temporaryName(for: name)
+            #expect(temporary.utf8.count <= 255 && AtomicFile.temporaryOwner(temporary)?.pid == getpid(), "\(temporary)")
+        }
+    }
+
     /// Standard input and output count by the files they are redirected from and to: neither may be written over.
     @Test(arguments: [
         "BIN - -o photos/a.jpg < photos/a.jpg", "BIN photos/a.jpg -o - --format jpg 1<>photos/a.jpg",
@@ -307,6 +321,13 @@ struct HostilePathTests {
         try withScratch { dir in
             let r = try runFaceCrop(["detect", "in.jpg", "--model", "no-such-model.onnx"], in: dir)
             #expect(r.status == 66 && r.stderrLines == ["Error: Model file 'no-such-model.onnx' cannot be read: no such file or directory."], "\(r)")
+            // A model is read whole: one over 100 MiB (sparse here) is refused before it is read.
+            let huge = open(dir.appendingPathComponent("huge.onnx").path, O_WRONLY | O_CREAT, 0o644)
+            #expect(huge >= 0 && ftruncate(huge, 3 << 30) == 0)
+            close(huge)
+            let big = try runFaceCrop(["detect", "in.jpg", "--model", "huge.onnx"], in: dir)
+            let refused = "Error: Model file 'huge.onnx' is 3221225472 bytes, over the 104857600 bytes a model may be."
+            #expect(big.status == 65 && big.stderrLines == [refused], "\(big)")
         }
     }
 

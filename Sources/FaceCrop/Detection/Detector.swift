@@ -1,6 +1,7 @@
 // The face detectors (OpenCV through COpenCV).
 import COpenCV
 import FaceCropCore
+import Glibc
 import Synchronization
 
 /// An OpenCV face detector. OpenCV detectors are not thread-safe, so calls are serialised by a mutex
@@ -28,6 +29,10 @@ public final class FaceDetector: Sendable {
     ///   - readsNetOnFirstUse: CenterFace's built-in net is read by the first detection rather than now, for
     ///     callers that detect later or not at all. A model file is read now either way, to check it.
     public init(kind: DetectorKind = .centerface, modelPath: String? = nil, readsNetOnFirstUse: Bool = false) throws(FaceCropError) {
+        var st = stat()
+        if let modelPath, stat(modelPath, &st) == 0, Int(st.st_size) > Limits.maxModelBytes {
+            throw .detector("the model file '\(modelPath)' is \(st.st_size) bytes, over the \(Limits.maxModelBytes) a model may be")
+        }
         let (pointer, message) = withErrorBuffer { error, size in
             switch kind {
             case .centerface: ocv_centerface_create(modelPath, readsNetOnFirstUse ? 1 : 0, error, size)

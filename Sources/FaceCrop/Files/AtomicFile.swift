@@ -12,11 +12,16 @@ import Synchronization
 package enum AtomicFile {
     static let marker = ".facecrop-"
 
-    static func temporaryName(for name: String) -> String {
-        let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? "tmp"
+    package static func temporaryName(for name: String) -> String {
+        var ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? "tmp"
+        if ext.isEmpty || ext.utf8.count > 16 { ext = "tmp" }
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let hex = String(repeating: "0", count: 16 - random.count) + random
-        return ".\(name)\(marker)\(getpid())-\(ownStartTime)-\(hex).\(ext.isEmpty ? "tmp" : ext)"
+        let suffix = "\(marker)\(getpid())-\(ownStartTime)-\(hex).\(ext)"
+        // Within the 255 bytes of a file name: a long name keeps only its start (whole characters).
+        var stem = name
+        while stem.count > 1 && 1 + stem.utf8.count + suffix.utf8.count > Int(NAME_MAX) { stem.removeLast() }
+        return ".\(stem)\(suffix)"
     }
 
     static func write<E: Error>(to path: String, _ body: (String) throws(E) -> Void) throws {
@@ -118,7 +123,7 @@ package enum AtomicFile {
     }
 
     /// The PID and start time in one of our temporary names, or nil when `name` is not exactly one.
-    static func temporaryOwner(_ name: String) -> (pid: Int32, start: UInt64)? {
+    package static func temporaryOwner(_ name: String) -> (pid: Int32, start: UInt64)? {
         guard name.hasPrefix("."), let marker = name.ranges(of: marker).last else { return nil }
         guard name.index(after: name.startIndex) < marker.lowerBound else { return nil }
         let parts = name[marker.upperBound...].split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
