@@ -91,7 +91,8 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "Input '\(p)' is \(w)x\(h) (\(w.multipliedReportingOverflow(by: h).partialValue) pixels), over the limit of \(limit) pixels; raise it with --max-pixels if you trust this file."
         case .fileTooLarge(let p, let bytes, let limit):
-            return "Input '\(p)' is \(bytes) bytes, over the limit of \(limit) bytes; raise it with --max-file-size if you trust this file."
+            let size = bytes < 0 ? "" : " \(bytes) bytes,"
+            return "Input '\(p)' is\(size) over the limit of \(limit) bytes; raise it with --max-file-size if you trust this file."
         case .wholeFrameTooLarge(let p, let kind, let w, let h, let bytes, let limit):
             let mib = bytes == .max ? "more than \(Int.max >> 20)" : "\((bytes + (1 << 20) - 1) >> 20)"
             return

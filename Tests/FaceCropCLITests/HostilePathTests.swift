@@ -6,6 +6,8 @@ import Testing
 import Glibc
 #endif
 
+private let raiseFileSize = "raise it with --max-file-size if you trust this file."
+
 /// Output paths checked against every input by identity, before any work; batch never re-reads its own
 /// outputs; reports, listings, full disks and names with control characters handled as docs/security.md says.
 struct HostilePathTests {
@@ -98,6 +100,22 @@ struct HostilePathTests {
             #expect(imageKind(of: dir.appendingPathComponent(name)) == .jpeg)
             let temporary = AtomicFile.temporaryName(for: name)
             #expect(temporary.utf8.count <= 255 && AtomicFile.temporaryOwner(temporary)?.pid == getpid(), "\(temporary)")
+        }
+    }
+
+    /// Messages that say what is wrong: standard input's size when it is a file (not what was read of it), a
+    /// folder that is a file, '-' given to a command that reads files only.
+    @Test(arguments: [
+        ("BIN - --max-file-size 1000 -o x.jpg < photos/a.jpg", 65, "Error: Input '-' is 253448 bytes, over the limit of 1000 bytes; \(raiseFileSize)"),
+        ("cat photos/a.jpg | BIN - --max-file-size 1000 -o x.jpg", 65, "Error: Input '-' is over the limit of 1000 bytes; \(raiseFileSize)"),
+        ("BIN photos/a.jpg -o photos/a.jpg/x.jpg", 73, "Error: Cannot write to 'photos/a.jpg': it is not a folder."),
+        ("BIN detect -", 66, "Error: Input '-' cannot be read: only 'facecrop crop' reads standard input ('-'); give this command a file."),
+    ])
+    func messagesSayWhatIsWrong(_ row: (command: String, status: Int32, message: String)) throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            let r = try runShell(row.command.replacing("BIN", with: "'\(try CLI.binary().path)'"), in: dir)
+            #expect(r.status == row.status && r.stderrLines == [row.message], "\(r)")
         }
     }
 

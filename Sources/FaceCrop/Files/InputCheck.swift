@@ -12,6 +12,9 @@ enum InputCheck {
         guard stat(path, &st) == 0 else {
             let e = errno
             if e == ENOENT, lstat(path, &st) == 0 { throw .inputUnreadable(path, reason: "it is a symbolic link to a missing file") }
+            if e == ENOENT && path == "-" {
+                throw .inputUnreadable(path, reason: "only 'facecrop crop' reads standard input ('-'); give this command a file")
+            }
             if e == ENOENT || e == ENOTDIR { throw .inputNotFound(path) }
             throw .inputUnreadable(path, reason: errorText(e))
         }

@@ -27,7 +27,8 @@ package enum OutputCheck {
         if inputs.input(at: path) != nil { throw .outputSameAsInput(path) }
         let dir = directory(of: path)
         var st = stat()
-        guard stat(dir, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { throw .outputDirectoryMissing(dir) }
+        guard stat(dir, &st) == 0 else { throw .outputDirectoryMissing(dir) }
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw .outputNotWritable(dir, reason: "it is not a folder") }
         if stat(path, &st) == 0 {
             switch st.st_mode & S_IFMT {
             case S_IFREG: break

@@ -13,7 +13,12 @@ package enum StandardStreams {
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else { throw .inputUnreadable("-", reason: errorText(errno)) }
             if n == 0 { return bytes }
-            guard bytes.count + n <= limit else { throw .fileTooLarge("-", bytes: bytes.count + n, limit: limit) }
+            guard bytes.count + n <= limit else {
+                // A file's size is known; a pipe's is not (-1: "over the limit").
+                var st = stat()
+                let size = fstat(STDIN_FILENO, &st) == 0 && st.st_mode & S_IFMT == S_IFREG ? Int(st.st_size) : -1
+                throw .fileTooLarge("-", bytes: size, limit: limit)
+            }
             bytes += chunk[..<n]
         }
     }
