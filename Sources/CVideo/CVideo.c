@@ -113,6 +113,8 @@ struct VideoHandle {
     int decoded_any;
     int pending;          // v->frame holds a frame not yet returned
     double last_time;     // time of the frame in v->frame
+    double *needed;       // with video_decode_only: times of the frames to decode, sorted (others only if referenced)
+    int needed_count;
 };
 
 static void set_error(char *error, size_t size, const char *what, int code) {
@@ -135,6 +137,7 @@ void video_close(VideoHandle *v) {
     ff.avcodec_free_context(&v->codec);
     ff.avformat_close_input(&v->format);
     free(v->turned);
+    free(v->needed);
     free(v);
     // The decoder's frame pools (tens of MB at 1080p) go back to the system rather than staying in the heap:
     // best-frame scores its finalists after closing the decoder, and would otherwise hold both at its peak.
@@ -147,6 +150,40 @@ static double frame_time(const VideoHandle *v, const AVFrame *f) {
     if (ts == AV_NOPTS_VALUE) return 0;
     int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
     return (double)(ts - start) * av_q2d(v->stream->time_base);
+}
+
+/// Whether the packet's frame is among v->needed (within half a frame); one without a time is.
+static int packet_needed(const VideoHandle *v, const AVPacket *p) {
+    if (p->pts == AV_NOPTS_VALUE) return 1;
+    int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
+    double t = (double)(p->pts - start) * av_q2d(v->stream->time_base);
+    double tolerance = v->fps > 0 ? 0.5 / v->fps : 0.001;
+    int lo = 0, hi = v->needed_count;  // first needed time >= t - tolerance
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v->needed[mid] < t - tolerance) lo = mid + 1; else hi = mid;
+    }
+    return lo < v->needed_count && v->needed[lo] < t + tolerance;
+}
+
+static int compare_times(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int video_decode_only(VideoHandle *v, const double *times, int count) {
+    if (!v || count < 0 || (count > 0 && !times)) return VIDEO_FAILED;
+    double *copy = count > 0 ? malloc(sizeof(double) * (size_t)count) : NULL;
+    if (count > 0 && !copy) return VIDEO_FAILED;
+    if (count > 0) {
+        memcpy(copy, times, sizeof(double) * (size_t)count);
+        qsort(copy, (size_t)count, sizeof(double), compare_times);
+    }
+    free(v->needed);
+    v->needed = copy;
+    v->needed_count = count;
+    if (count == 0) v->codec->skip_frame = AVDISCARD_DEFAULT;
+    return VIDEO_OK;
 }
 
 /// Decodes the next frame into v->frame: VIDEO_OK, VIDEO_END or VIDEO_DAMAGED.
@@ -178,6 +215,7 @@ static int next_frame(VideoHandle *v, char *error, size_t error_size) {
             ff.av_packet_unref(v->packet);
             continue;
         }
+        if (v->needed_count > 0) v->codec->skip_frame = packet_needed(v, v->packet) ? AVDISCARD_DEFAULT : AVDISCARD_NONREF;
         rc = ff.avcodec_send_packet(v->codec, v->packet);
         ff.av_packet_unref(v->packet);
         if (rc < 0) {

@@ -33,13 +33,21 @@ public struct Shift: Hashable, Sendable, Codable {
 /// a camera still settling does not.
 ///
 /// As in the sample, nothing is stable before the history is full: the first 15 frames of a video never are.
+///
+/// A shift may span several frames (frames between two registered ones were not decoded): it counts for as many.
+/// The window then holds the latest shifts that span `historyLength` frames, or more when the frame that many
+/// back was not registered; its drift is still the net movement over it.
 public struct StabilityTracker: Hashable, Sendable {
-    /// How many of the latest shifts the window holds, and how many it needs before the scene can be stable.
+    /// How many frames the window spans, and how many it needs before the scene can be stable.
     public var historyLength: Int
     /// The Manhattan length, in pixels, under which the window's drift is stable.
     public var threshold: Double
-    /// The shifts in the window, oldest first: the last `historyLength` added.
+    /// The shifts in the window, oldest first.
     public private(set) var history: [Shift] = []
+    /// How many frames each shift of `history` spans.
+    private var spans: [Int] = []
+    /// The frames the window spans.
+    private var frames = 0
 
     /// An empty window; the defaults are the Vision sample's (15 shifts, 20 pixels).
     public init(historyLength: Int = 15, threshold: Double = 20) {
@@ -53,14 +61,20 @@ public struct StabilityTracker: Hashable, Sendable {
     }
 
     /// Whether the window is full and its drift's Manhattan length is under `threshold`.
-    public var isStable: Bool { history.count >= historyLength && drift.manhattan < threshold }
+    public var isStable: Bool { frames >= historyLength && drift.manhattan < threshold }
 
-    /// Records the shift measured from the previous analysed frame to this one; returns whether the scene
-    /// is now stable.
+    /// Records the shift measured from the previous analysed frame to this one, `span` frames later (at least
+    /// 1); returns whether the scene is now stable.
     @discardableResult
-    public mutating func add(_ shift: Shift) -> Bool {
+    public mutating func add(_ shift: Shift, span: Int = 1) -> Bool {
         history.append(shift)
-        if history.count > historyLength { history.removeFirst(history.count - historyLength) }
+        spans.append(max(1, span))
+        frames += max(1, span)
+        // The oldest shift leaves once the others span the window without it.
+        while frames - spans[0] >= historyLength {
+            frames -= spans.removeFirst()
+            history.removeFirst()
+        }
         return isStable
     }
 }

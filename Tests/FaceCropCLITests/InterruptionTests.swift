@@ -190,8 +190,9 @@ struct RandomInterruptionTests {
 
             let again = try runFaceCrop(Self.arguments + ["--json"], in: dir)
             #expect(again.status == 0)
-            let statuses = try again.stdout.split(separator: "\n").map { try parseJSONObject(String($0)).string("status") }
-            #expect(statuses == Array(repeating: "skipped", count: Self.inputs), "\(again); \(context)")
+            let lines = try again.stdout.split(separator: "\n").map { try parseJSONObject(String($0)) }
+            #expect(lines.dropLast().map { $0.string("status") } == Array(repeating: "skipped", count: Self.inputs), "\(again); \(context)")
+            #expect(lines.last?.object("summary")?.num("skipped") == Double(Self.inputs), "\(again); \(context)")
         }
     }
 }

@@ -70,6 +70,22 @@ struct StabilityTrackerTests {
         #expect(tracker.history.count == min(row.history, row.shifts.count))
     }
 
+    /// Shifts that span several frames (the frames between were not decoded) count for as many: the window spans
+    /// `historyLength` frames, or the fewest shifts spanning more when the frame that many back was not registered.
+    @Test func shiftsSpanningSeveralFrames() {
+        var tracker = StabilityTracker(historyLength: 15)
+        let spans = [2, 1, 3, 1, 1, 2, 1, 3, 1]  // 15 frames
+        let stable = spans.map { tracker.add(Shift(x: 1, y: 0), span: $0) }
+        #expect(stable == Array(repeating: false, count: 8) + [true])
+        #expect(tracker.drift == Shift(x: 9, y: 0))
+        tracker.add(Shift(x: 1, y: 0), span: 2)  // the first (2 frames) leaves: 15 again
+        #expect(tracker.history.count == 9 && tracker.drift == Shift(x: 9, y: 0))
+        tracker.add(Shift(x: 2, y: 0), span: 3)  // the oldest (1 frame) leaves; without the next, 14: 17 frames
+        #expect(tracker.history.count == 9 && tracker.drift == Shift(x: 10, y: 0) && tracker.isStable)
+        tracker.add(Shift(x: 30, y: 0), span: 0)  // at least one frame
+        #expect(!tracker.isStable && tracker.drift.x == 39)
+    }
+
     @Test func driftIsTheSumOfTheWindow() {
         var tracker = StabilityTracker(historyLength: 2)
         tracker.add(Shift(x: 100, y: 100))

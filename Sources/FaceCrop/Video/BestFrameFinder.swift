@@ -116,6 +116,13 @@ public struct BestFrameFinder: Sendable {
             return (max(0, windowStart), samples[next])
         }
 
+        /// The frames sampled mode registers and must decode: each sample, the frame before it (its shift) and the
+        /// first of its window (its drift). Others are decoded only when other frames refer to them; the drift
+        /// over a window is the same, measured in fewer, longer steps.
+        var needed: [Double] {
+            (samples ?? []).flatMap { [$0, $0 - 1 / fps, $0 - Double(history) / fps] }.filter { $0 >= -tolerance }
+        }
+
         func decoded(_ frame: VideoFrame, request: (at: Double?, rgbFrom: Double)) -> Decoded {
             let isSample = samples == nil || frame.time >= request.rgbFrom - tolerance
             if isSample { analysed += 1 }
@@ -139,6 +146,7 @@ public struct BestFrameFinder: Sendable {
         let scale = analysisScale / Double(registrationSide)
         // Frames kept whole (`keep`, every-frame mode) hold about 3 MB each at 1080p: a shorter queue then.
         let queue = FrameQueue<Decoded>(capacity: keep && samples == nil ? 8 : 32)
+        if samples != nil { try decoder.decodeOnly(plan.needed) }
         let producer = BackgroundTask<Void> {
             defer { queue.finish() }
             var last: VideoFrame?
@@ -171,7 +179,8 @@ public struct BestFrameFinder: Sendable {
                 if let previous {
                     let measured = try Registration.shift(from: previous, to: frame)
                     let shift = Shift(x: measured.shift.x * scale, y: measured.shift.y * scale)
-                    tracker.add(shift)
+                    // Sampled, frames no other refers to may be skipped: this shift spans the frames since the last.
+                    tracker.add(shift, span: samples == nil ? 1 : Int(((frame.time - previous.time) * plan.fps).rounded()))
                     (registered.shift, registered.response, registered.drift) = (shift, measured.response, tracker.drift)
                 }
                 registered.stable = tracker.isStable

@@ -187,6 +187,14 @@ final class VideoDecoder: @unchecked Sendable {
         return VideoFrame(time: frameTime, image: image, grey: greyPixels, greySize: grey, kept: kept)
     }
 
+    /// From now on, of the frames no other frame refers to (most B-frames), decodes only those within half a frame
+    /// of `times`: the others are never returned. Empty: every frame again.
+    func decodeOnly(_ times: [Double]) throws(VideoError) {
+        guard times.withUnsafeBufferPointer({ video_decode_only(pointer, $0.baseAddress, Int32(clamping: $0.count)) }) == VIDEO_OK else {
+            throw .decoder("out of memory")
+        }
+    }
+
     /// One frame in RGB at `size` (the full-resolution copy of a chosen frame).
     func readRGB(at time: Double, size: ImageSize) throws(VideoError) -> RGBImage? {
         try read(at: time, rgbFrom: 0, rgb: size, grey: ImageSize(width: 8, height: 8))?.image
