@@ -5,19 +5,25 @@ import Testing
 @testable import FaceCrop
 
 struct BestFrameTests {
+    /// An H.264 clip at 30 fps (libx264's default B-frames) of the repository's picture `source` through `filter`.
+    static func clip(in dir: URL, from source: String, seconds: Int, filter: String) throws -> String {
+        let clip = dir.appendingPathComponent("clip.mp4").path
+        try Fixtures.tool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-loglevel", "error", "-loop", "1", "-framerate", "30", "-t", "\(seconds)", "-i", Fixtures.path(source), "-vf", filter,
+                "-c:v", "libx264", "-preset", "veryfast", "-threads", "1", "-pix_fmt", "yuv420p", clip,
+            ])
+        return clip
+    }
+
     /// Every frame of a still clip screens about alike, so the best few by score may be neighbours, while
     /// the finalists are picked 0.25 s apart. Each finalist's decoded picture is held through the screen, so
     /// none is decoded again to be scored, nor the choice to be written.
     @Test func everyFinalistKeepsItsDecodedFrame() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let clip = dir.appendingPathComponent("still.mp4").path
-        try Fixtures.tool(
-            "/usr/bin/ffmpeg",
-            [
-                "-nostdin", "-loglevel", "error", "-loop", "1", "-framerate", "30", "-t", "1", "-i", Fixtures.path("Golden/portrait-16x9/input.jpg"),
-                "-vf", "scale=256:256", "-c:v", "libx264", "-preset", "veryfast", "-threads", "1", "-pix_fmt", "yuv420p", clip,
-            ])
+        let clip = try Self.clip(in: dir, from: "Golden/portrait-16x9/input.jpg", seconds: 1, filter: "scale=256:256")
         var options = VideoOptions()
         options.everyFrame = true
         let finder = BestFrameFinder(cropper: FaceCropper(detector: Fixtures.detector), quality: try QualityAnalyzer(landmarks: nil), options: options)
@@ -35,14 +41,7 @@ struct BestFrameTests {
     @Test func samplesDecodeOnlyTheFramesTheirTestNeeds() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let clip = dir.appendingPathComponent("pan.mp4").path
-        try Fixtures.tool(
-            "/usr/bin/ffmpeg",
-            [
-                "-nostdin", "-loglevel", "error", "-loop", "1", "-framerate", "30", "-t", "2", "-i", Fixtures.path("Samples/group.jpg"),
-                "-vf", "crop=1200:675:'100+60*t':300,scale=640:360", "-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-threads", "1",
-                "-pix_fmt", "yuv420p", clip,
-            ])
+        let clip = try Self.clip(in: dir, from: "Samples/group.jpg", seconds: 2, filter: "crop=1200:675:'100+60*t':300,scale=640:360")
         var options = VideoOptions()
         options.maxFrames = 1000
         func run(_ samples: [Double]?) throws -> [BestFrameFinder.Registered] {
