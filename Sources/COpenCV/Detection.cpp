@@ -250,13 +250,19 @@ extern "C" OCVDetector *ocv_yunet_create(const char *model_path, char *error, si
     });
 }
 
-extern "C" OCVDetector *ocv_centerface_create(const char *model_path, int read_on_first_use, char *error,
+extern "C" OCVDetector *ocv_centerface_create(const char *model_path, int read_on_first_use, size_t max_bytes, char *error,
                                               size_t error_size) {
     return create(OCVDetector::centerface, error, error_size, [&](OCVDetector &detector) {
         if (model_path && *model_path) {
             std::ifstream file(model_path, std::ios::binary);
             if (!file) throw std::runtime_error(std::string("cannot read the model file '") + model_path + "'");
-            detector.model_file.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+            // At most max_bytes: a file that grew since it was checked is refused, not read without end.
+            std::vector<char> chunk(1 << 20);
+            while (file.read(chunk.data(), std::streamsize(chunk.size())) || file.gcount() > 0) {
+                detector.model_file.insert(detector.model_file.end(), chunk.data(), chunk.data() + file.gcount());
+                if (detector.model_file.size() > max_bytes)
+                    throw std::runtime_error(std::string("the model file '") + model_path + "' is too large");
+            }
             detector.model = detector.model_file.data();
             detector.model_size = detector.model_file.size();
         } else {

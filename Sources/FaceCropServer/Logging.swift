@@ -52,9 +52,9 @@ public struct JSONLogHandler: LogHandler {
 }
 
 /// Text from a request made safe for a log line: control characters (a newline would start a forged line in the
-/// key=value logs) written as `\u{…}`.
+/// key=value logs), `=` and `"` (a `status=200` inside a value would read as a field) written as `\u{…}`.
 public enum LogText {
-    /// `text` with every C0 and C1 control character and DEL escaped.
+    /// `text` with every C0 and C1 control character, DEL, `=` and `"` escaped.
     public static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
@@ -64,7 +64,9 @@ public enum LogText {
         return out
     }
 
-    static func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029 }
+    static func isControl(_ s: Unicode.Scalar) -> Bool {
+        s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029 || s == "=" || s == "\""
+    }
 }
 
 /// The process's environment, read without Foundation.

@@ -27,6 +27,8 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var lastWrite: EventLoopFuture<Void>?
     /// Writes not yet complete.
     private var unwritten = 0
+    /// A close waiting for the writes: later closes (an idle timeout, then a shutdown) wait for it too.
+    private var closing: EventLoopFuture<Void>?
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -57,14 +59,20 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all, let closing {
+            promise.map { closing.cascade(to: $0) }
+            return
+        }
         guard mode == .all, unwritten > 0, let pending = lastWrite else { return context.close(mode: mode, promise: promise) }
-        lastWrite = nil
+        let closed = context.eventLoop.makePromise(of: Void.self)
+        closing = closed.futureResult
+        promise.map { closed.futureResult.cascade(to: $0) }
         context.flush()
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let deadline = context.eventLoop.scheduleTask(in: Self.closeDelayLimit) { bound.value.close(mode: mode, promise: nil) }
         pending.whenComplete { _ in
             deadline.cancel()
-            bound.value.close(mode: mode, promise: promise)
+            bound.value.close(mode: mode, promise: closed)
         }
     }
 }

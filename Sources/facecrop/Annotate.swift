@@ -48,6 +48,7 @@ struct Annotate: ParsableCommand {
     func perform() throws -> CropReport {
         let options = try cropOptions()
         let cropper = try detection.makeCropper(quality: !noQuality || options.minQuality != nil, oneImage: true)
+        try refuseStandardOutputOnto(cropper.readFiles([input]))
         let (maxSide, quality) = (try maxSide, ImageFormat(path: output).flatMap { options.quality(for: $0) })
         return try reportingErrors { () throws(FaceCropError) in
             try cropper.annotate(input, to: output, crop: crop ? options : nil, minQuality: options.minQuality, maxSide: maxSide, quality: quality)

@@ -158,6 +158,8 @@ struct Batch: ParsableCommand {
             BatchInputs.collect([$0], recursive: true, excluding: BatchInputs.Exclusions(files: exclusions.files)).inputs.map(\.path)
         }
         settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles + kept)
+        if inputs.inputList == "-" { settings.inputs.insertStandardInput() }
+        try refuseStandardOutputOnto(settings.inputs)
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
             let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"
@@ -233,7 +235,7 @@ struct Batch: ParsableCommand {
         let failed = records.filter { $0.status == .failed }.count
         let summary = try Self.jsonLine([
             "summary": Summary(
-                version: FaceCropper.version, inputs: records.count, done: records.filter { $0.status == .done }.count,
+                version: FaceCropper.version, inputs: problems.count + chosen.count, done: records.filter { $0.status == .done }.count,
                 skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds)
         ])
         if json {

@@ -126,6 +126,7 @@ struct BestFrame: ParsableCommand {
         options.finalists = try finalists
         options.includeStill = !noStill
         options.keepFrames = contactSheet != nil
+        try refuseStandardOutputOnto(InputSet([input] + detection.readFiles))
         let outputs = [output, contactSheet].compactMap { $0 }
         if !outputs.isEmpty {
             // Every output against every input (the video and a Live Photo's still, by identity) and each other.

@@ -117,6 +117,9 @@ struct Crop: ParsableCommand {
         Interruption.install()
         let options = try cropOptions()
         let cropper = try detection.makeCropper(quality: options.minQuality != nil, oneImage: true)
+        var protected = cropper.readFiles(input == "-" ? [] : [input])
+        if input == "-" { protected.insertStandardInput() }
+        try refuseStandardOutputOnto(protected)
         let report: CropReport
         if input == "-" || output == "-" {
             report = try runThroughPipes(cropper, options: options)
@@ -145,16 +148,13 @@ struct Crop: ParsableCommand {
     func runThroughPipes(_ cropper: FaceCropper, options: CropOptions) throws -> CropReport {
         let format = try outputFormat
         let (input, output, dryRun) = (self.input, self.output, self.dryRun)
-        // The output is checked before standard input is read, as a file input's is before it is decoded; standard
-        // input and output count by the files they are redirected from and to.
-        if let output, !dryRun {
+        // A file output is checked before standard input is read, as a file input's is before it is decoded;
+        // standard input counts as the file it is redirected from (standard output was checked by `run`).
+        if let output, output != "-", !dryRun {
             try reportingErrors { () throws(FaceCropError) in
-                let inputs = cropper.readFiles([input])
-                if output != "-" {
-                    _ = try OutputCheck.writable(output, inputs: inputs)
-                } else if let same = inputs.inputAtStandardOutput {
-                    throw .outputSameAsInput(same == "-" ? "-" : "- (\(same))")
-                }
+                var inputs = cropper.readFiles(input == "-" ? [] : [input])
+                if input == "-" { inputs.insertStandardInput() }
+                _ = try OutputCheck.writable(output, inputs: inputs)
             }
         }
         let bytes = input == "-" ? try reportingErrors { () throws(FaceCropError) in try StandardStreams.read(limit: cropper.maxFileSize) } : []

@@ -25,6 +25,7 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         let cropper = try detection.makeCropper(quality: quality || explain || landmarks, oneImage: true)
+        try refuseStandardOutputOnto(cropper.readFiles([input]))
         let start = ContinuousClock.now
         var analysis = try reportingErrors { () throws(FaceCropError) in
             var analysis = try cropper.analyze(input)

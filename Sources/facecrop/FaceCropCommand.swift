@@ -189,6 +189,14 @@ func reportingErrors<T>(_ body: () throws(FaceCropError) -> T) throws -> T {
     }
 }
 
+/// Standard output redirected onto an input (`facecrop detect a.jpg --json >> a.jpg`): refused before any work
+/// (64), as an output that is an input is. Every command writes to standard output.
+func refuseStandardOutputOnto(_ inputs: InputSet) throws {
+    guard let input = inputs.inputAtStandardOutput else { return }
+    printError("Error: \(FaceCropError.outputSameAsInput(input == "-" ? "-" : "- (\(input))").description)")
+    throw ExitCode(64)
+}
+
 /// One line on standard error. Control characters (a newline in a file name) are escaped, so it stays one line.
 func printError(_ line: String) {
     let text = escapingControlCharacters(line) + "\n"

@@ -41,7 +41,9 @@ struct Rank: ParsableCommand {
         let collected = try inputs.collect()
         try inputs.requireImages(collected)
         let paths = collected.inputs.map(\.path)
-        let protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
+        var protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
+        if inputs.inputList == "-" { protected.insertStandardInput() }
+        try refuseStandardOutputOnto(protected)
         // The sheet and the copies are checked against every input before any work.
         try reportingErrors { () throws(FaceCropError) in
             if let sheet {

@@ -35,6 +35,7 @@ struct Stability: ParsableCommand {
         let options = try video.options(frames: frames, everyFrame: frames == nil)
         let input = input
         let size = try detectSize
+        try refuseStandardOutputOnto(InputSet([input]))
         let report = try reportingVideoErrors { () throws(VideoError) in
             try BestFrameFinder.stability(input, options: options, analysisSize: size)
         }

@@ -568,17 +568,25 @@ struct BatchTests {
             #expect(try runShell("rm more/caf*", in: dir).status == 0)
             #expect(try FileSnapshot(out.appendingPathComponent("x-64x64.jpg")) == earlier)
 
-            // A manifest naming a file outside its folder: that file stays.
-            let victim = try FileSnapshot(copySample("Golden/tiny/input.jpg", to: dir, as: "victim.jpg"))
-            let manifest = out.appendingPathComponent(BatchTree.manifests("x.jpg", in: out)[0])
-            let text = try String(contentsOf: manifest, encoding: .utf8).replacing("\"x-64x64.jpg\"", with: "\"../victim.jpg\"")
-            try text.write(to: manifest, atomically: true, encoding: .utf8)
-            // The earlier output is an input of this run: it stays too, while in/x.jpg's manifest goes.
+            // The earlier output is an input of this run: in/x.jpg's manifest names it, and goes, but it stays.
             let r = try runBatch(["out/x-64x64.jpg", "more", "--output-dir", "out", "--size", "32x32", "--prune", "-q"], in: dir)
             #expect(r.status == 0, "\(r)")
-            #expect(try FileSnapshot(dir.appendingPathComponent("victim.jpg")) == victim)
             #expect(try FileSnapshot(out.appendingPathComponent("x-64x64.jpg")) == earlier)
             #expect(BatchTree.manifests("x.jpg", in: out).isEmpty && exists("x-64x64-32x32.jpg", in: out))
+
+            // A manifest naming a file outside its folder, and a symbolic link to another batch's output folder:
+            // neither that file nor the other batch's outputs go.
+            let victim = try FileSnapshot(copySample("Golden/tiny/input.jpg", to: dir, as: "victim.jpg"))
+            let manifest = out.appendingPathComponent(BatchTree.manifests("y.jpg", in: out)[0])
+            let text = try String(contentsOf: manifest, encoding: .utf8).replacing("\"y-64x64.jpg\"", with: "\"../victim.jpg\"")
+            try text.write(to: manifest, atomically: true, encoding: .utf8)
+            #expect(try runBatch(["more", "--output-dir", "other", "--size", "64x64", "-q"], in: dir).status == 0)
+            let others = try snapshotTree(dir.appendingPathComponent("other"))
+            symlink("../other", out.appendingPathComponent("link").path)
+            let last = try runBatch(["out/x-64x64.jpg", "--output-dir", "out", "--size", "32x32", "--prune", "-q"], in: dir)
+            #expect(last.status == 0 && BatchTree.manifests("y.jpg", in: out).isEmpty, "\(last)")
+            #expect(try FileSnapshot(dir.appendingPathComponent("victim.jpg")) == victim)
+            #expect(try snapshotTree(dir.appendingPathComponent("other")) == others, "pruned through a symbolic link")
         }
     }
 

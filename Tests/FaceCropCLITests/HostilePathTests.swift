@@ -91,7 +91,10 @@ struct HostilePathTests {
 
     /// A file name up to the system's 255 bytes is written, though the temporary name beside it holds more: that
     /// name keeps only the start of the output's, and is still recognised as facecrop's.
-    @Test(arguments: [String(repeating: "\u{E9}", count: 125) + "b.jpg", String(repeating: "b", count: 210) + ".jpg"])
+    @Test(arguments: [
+        String(repeating: "\u{E9}", count: 125) + "b.jpg", String(repeating: "b", count: 210) + ".jpg",
+        "a" + String(repeating: "\u{301}", count: 124) + ".jpg",  // one character of 249 bytes
+    ])
     func longOutputNamesAreWritten(_ name: String) throws {
         try withScratch { dir in
             _ = try Self.photos(dir)
@@ -123,6 +126,9 @@ struct HostilePathTests {
     @Test(arguments: [
         "BIN - -o photos/a.jpg < photos/a.jpg", "BIN photos/a.jpg -o - --format jpg 1<>photos/a.jpg",
         "BIN photos/a.jpg -o - --format jpg >> photos/a.jpg", "BIN batch --inputs - --output-dir out --report list.txt < list.txt",
+        // Any command's lines or JSON on standard output.
+        "BIN detect photos/a.jpg --json >> photos/a.jpg", "BIN batch photos --output-dir out >> photos/a.jpg", "BIN rank photos >> photos/a.jpg",
+        "BIN photos/a.jpg -o b.jpg >> photos/a.jpg",
     ])
     func standardStreamsOfTheInputAreRefused(_ command: String) throws {
         try withScratch { dir in

@@ -204,8 +204,9 @@ struct ConfinementTests {
 struct HTTPRulesTests {
     /// Request text in a log line: a newline would start a forged line of the key=value logs.
     @Test func logTextEscapesControlCharacters() {
-        #expect(LogText.escaped("nope\n2026 info status=200\r\u{7F}\u{85}.jpg") == "nope\\u{a}2026 info status=200\\u{d}\\u{7f}\\u{85}.jpg")
+        #expect(LogText.escaped("nope\n2026 info status=200\r\u{7F}\u{85}.jpg") == "nope\\u{a}2026 info status\\u{3d}200\\u{d}\\u{7f}\\u{85}.jpg")
         #expect(LogText.escaped("caf\u{E9}/a b.jpg") == "caf\u{E9}/a b.jpg")
+        #expect(LogText.escaped("a.jpg status=200 \"x\"") == "a.jpg status\\u{3d}200 \\u{22}x\\u{22}")
     }
 
     @Test(

@@ -295,17 +295,19 @@ struct ServerTests {
     }
 
     /// A graceful shutdown finishes the responses in flight to their last byte, also one much larger than the
-    /// socket's buffer that the client has not read yet when the server closes the connection.
-    @Test func shutdownFinishesLargeResponses() async throws {
+    /// socket's buffer that the client has not read yet when the server closes the connection: a shutdown while
+    /// the image is made, and one while the close of an idle timeout waits for the image to be read.
+    @Test(arguments: [(idle: 30.0, shutdown: 0.3, read: 4.0), (idle: 2.0, shutdown: 4.5, read: 1.5)])
+    func shutdownFinishesLargeResponses(_ timing: (idle: Double, shutdown: Double, read: Double)) async throws {
         try await withScratch { dir in
             let root = try makeRoot(in: dir)
-            try await withServer(LiveServer.configuration(root: root)) { s async throws in
+            try await withServer(LiveServer.configuration(root: root) { $0.idleTimeout = .seconds(timing.idle) }) { s async throws in
                 let fd = try connection(
                     port: s.port, sending: "GET \(signed("/rs:force:3000:3000/plain/local:///group.jpg@png")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 defer { close(fd) }
-                try await Task.sleep(for: .milliseconds(300))
+                try await Task.sleep(for: .seconds(timing.shutdown))
                 await s.group.triggerGracefulShutdown()
-                try await Task.sleep(for: .seconds(4))  // the response is written, and the connection closed, meanwhile
+                try await Task.sleep(for: .seconds(timing.read))  // the image is written, the connection's close asked for
                 let received = try await receiveUntilClosed(fd, timeout: .seconds(30))
                 let split = try #require(received.firstRange(of: Array("\r\n\r\n".utf8)), "no response head: \(received.count) bytes")
                 let head = String(decoding: received[..<split.lowerBound], as: UTF8.self).lowercased()

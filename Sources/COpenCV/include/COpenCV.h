@@ -25,8 +25,8 @@ typedef struct OCVDetector OCVDetector;
 
 /// CenterFace (WIDER FACE, anchor-free) through cv::dnn. model_path NULL or "" uses the copy built into the library,
 /// whose net is read on the first detection when read_on_first_use is non-zero (a model file is always read now,
-/// to check it).
-OCVDetector *ocv_centerface_create(const char *model_path, int read_on_first_use, char *error, size_t error_size);
+/// to check it, and refused past max_bytes).
+OCVDetector *ocv_centerface_create(const char *model_path, int read_on_first_use, size_t max_bytes, char *error, size_t error_size);
 /// YuNet 2023mar through cv::dnn. model_path NULL or "" uses the copy built into the library.
 OCVDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size);
 /// OpenCV Haar cascade (e.g. Debian opencv-data's haarcascade_frontalface_default.xml).

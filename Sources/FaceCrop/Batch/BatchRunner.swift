@@ -184,7 +184,9 @@ public struct BatchRunner: Sendable {
     public func prune(keeping inputs: [BatchInput]) -> [String] {
         let keep = Set(inputs.map(\.key))
         var deleted = [String]()
-        func visit(_ folder: String) {
+        // Folders only, not symbolic links to them (another tree's outputs), and no deeper than inputs are walked.
+        func visit(_ folder: String, depth: Int) {
+            guard depth <= BatchInputs.maxDepth else { return }
             let manifests = "\(folder)/.facecrop"
             if BatchInputs.isDirectory(manifests) {
                 for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
@@ -197,9 +199,12 @@ public struct BatchRunner: Sendable {
                     unlink(path)
                 }
             }
-            for name in BatchInputs.entries(folder) where BatchInputs.isDirectory("\(folder)/\(name)") { visit("\(folder)/\(name)") }
+            for name in BatchInputs.entries(folder) {
+                var st = stat()
+                if lstat("\(folder)/\(name)", &st) == 0, st.st_mode & S_IFMT == S_IFDIR { visit("\(folder)/\(name)", depth: depth + 1) }
+            }
         }
-        visit(settings.outputDirectory)
+        visit(settings.outputDirectory, depth: 0)
         return deleted
     }
 

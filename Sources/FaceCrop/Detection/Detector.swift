@@ -29,13 +29,17 @@ public final class FaceDetector: Sendable {
     ///   - readsNetOnFirstUse: CenterFace's built-in net is read by the first detection rather than now, for
     ///     callers that detect later or not at all. A model file is read now either way, to check it.
     public init(kind: DetectorKind = .centerface, modelPath: String? = nil, readsNetOnFirstUse: Bool = false) throws(FaceCropError) {
+        // A model file is read whole: a regular file, and bounded (CenterFace's is read at most that far).
         var st = stat()
-        if let modelPath, stat(modelPath, &st) == 0, Int(st.st_size) > Limits.maxModelBytes {
-            throw .detector("the model file '\(modelPath)' is \(st.st_size) bytes, over the \(Limits.maxModelBytes) a model may be")
+        if let modelPath, stat(modelPath, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFREG else { throw .detector("the model file '\(modelPath)' is not a regular file") }
+            if Int(st.st_size) > Limits.maxModelBytes {
+                throw .detector("the model file '\(modelPath)' is \(st.st_size) bytes, over the \(Limits.maxModelBytes) a model may be")
+            }
         }
         let (pointer, message) = withErrorBuffer { error, size in
             switch kind {
-            case .centerface: ocv_centerface_create(modelPath, readsNetOnFirstUse ? 1 : 0, error, size)
+            case .centerface: ocv_centerface_create(modelPath, readsNetOnFirstUse ? 1 : 0, Limits.maxModelBytes, error, size)
             case .yunet: ocv_yunet_create(modelPath, error, size)
             case .haar: ocv_haar_create(modelPath ?? Self.defaultHaarCascade, error, size)
             }

@@ -18,10 +18,11 @@ package enum AtomicFile {
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let hex = String(repeating: "0", count: 16 - random.count) + random
         let suffix = "\(marker)\(getpid())-\(ownStartTime)-\(hex).\(ext)"
-        // Within the 255 bytes of a file name: a long name keeps only its start (whole characters).
-        var stem = name
-        while stem.count > 1 && 1 + stem.utf8.count + suffix.utf8.count > Int(NAME_MAX) { stem.removeLast() }
-        return ".\(stem)\(suffix)"
+        // Within the 255 bytes of a file name: a long name keeps only its start (whole Unicode scalars).
+        var stem = name.unicodeScalars
+        var bytes = name.utf8.count
+        while stem.count > 1 && 1 + bytes + suffix.utf8.count > Int(NAME_MAX) { bytes -= UTF8.width(stem.removeLast()) }
+        return ".\(String(stem))\(suffix)"
     }
 
     static func write<E: Error>(to path: String, _ body: (String) throws(E) -> Void) throws {

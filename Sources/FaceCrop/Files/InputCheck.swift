@@ -89,10 +89,14 @@ public struct InputSet: Sendable {
         for input in inputs { insert(input) }
     }
 
-    /// Adds the identity of `path` ("-": the file standard input reads, if it is one), unless nothing exists
-    /// there or that file is in the set already.
+    /// Adds the identity of `path`, unless nothing exists there or that file is in the set already.
     public mutating func insert(_ path: String) {
-        if let id = path == "-" ? FileIdentity(descriptor: STDIN_FILENO) : FileIdentity(path), paths[id] == nil { paths[id] = path }
+        if let id = FileIdentity(path), paths[id] == nil { paths[id] = path }
+    }
+
+    /// Adds the file standard input reads, if it is one (`< file`), as "-": for a command that reads it.
+    public mutating func insertStandardInput() {
+        if let id = FileIdentity(descriptor: STDIN_FILENO), paths[id] == nil { paths[id] = "-" }
     }
 
     /// The input that `path` is (by identity), if any.
