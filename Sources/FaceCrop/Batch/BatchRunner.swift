@@ -72,41 +72,54 @@ public struct BatchRunner: Sendable {
                 let crop = try cropper.plan(analysis, options: options)
                 return (group, options, crop, FaceCropper.outputSize(for: crop.rect, options))
             }.sorted { $0.3.width * $0.3.height > $1.3.width * $1.3.height }
-            let rendered = FaceCropper.RenderedCrops()
-            var found = [BatchOutput?](repeating: nil, count: settings.specs.count)
+            // Every output's path, before any is written. Widths a crop cannot fill without enlarging give the same
+            // file: written once, listed once.
             var paths = Set<String>()
-            for (group, options, crop, size) in planned {
-                // Widths a crop cannot fill without enlarging give the same file: written once, listed once.
+            let jobs = planned.map { group, options, crop, size in
                 let todo = group.map { ($0, "\(folder)/\(settings.outputName(for: input, spec: settings.specs[$0], size: size))") }
                     .filter { paths.insert($0.1).inserted }
-                if !settings.dryRun {
+                return (todo, options, crop, size)
+            }
+            func outputs(bytes: (String) -> Int) -> [BatchOutput] {
+                var found = [BatchOutput?](repeating: nil, count: settings.specs.count)
+                for (todo, options, crop, size) in jobs {
+                    for (i, path) in todo {
+                        found[i] = BatchOutput(
+                            path: path, format: settings.specs[i].format, width: size.width, height: size.height, bytes: bytes(path), aspect: crop.aspect,
+                            crop: crop.rect, cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces, regionFits: crop.cutFaces.isEmpty ? nil : crop.regionFits,
+                            notEnlarged: FaceCropper.notEnlarged(size, crop: crop.rect, options))
+                    }
+                }
+                return found.compactMap { $0 }
+            }
+            let faceBoxes = analysis.faceRects.map { $0.enclosingPixels(in: analysis.size) }
+            func manifest(_ outputs: [BatchOutput], sha256: String) -> Manifest {
+                Manifest(
+                    version: FaceCropper.version, input: input.key, sha256: sha256, size: fileSize, modified: modified, options: settings.optionsKey,
+                    faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
+            }
+            if !settings.dryRun {
+                // Recorded before any is written, without sizes (so never current): outputs an interrupted run leaves
+                // are this batch's, made again by the next run, never taken for photos of the user's.
+                try Self.writeManifest(manifest(outputs(bytes: { _ in -1 }), sha256: ""), to: manifestPath, inputs: settings.inputs)
+                let rendered = FaceCropper.RenderedCrops()
+                for (todo, options, crop, _) in jobs {
                     _ = try cropper.write(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs, rendered: rendered) {
                         written.append($0)
                     }
                 }
-                for (i, path) in todo {
-                    found[i] = BatchOutput(
-                        path: path, format: settings.specs[i].format, width: size.width, height: size.height,
-                        bytes: settings.dryRun ? 0 : Self.fileSize(path), aspect: crop.aspect, crop: crop.rect,
-                        cutFaces: crop.cutFaces.isEmpty ? nil : crop.cutFaces,
-                        regionFits: crop.cutFaces.isEmpty ? nil : crop.regionFits, notEnlarged: FaceCropper.notEnlarged(size, crop: crop.rect, options))
-                }
             }
-            let outputs = found.compactMap { $0 }
-            let faceBoxes = analysis.faceRects.map { $0.enclosingPixels(in: analysis.size) }
+            let outputs = outputs(bytes: { settings.dryRun ? 0 : Self.fileSize($0) })
             if !settings.dryRun {
-                let manifest = Manifest(
-                    version: FaceCropper.version, input: input.key, sha256: try Self.sha256(input.path, into: &sha),
-                    size: fileSize, modified: modified, options: settings.optionsKey,
-                    faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
-                try Self.writeManifest(manifest, to: manifestPath, inputs: settings.inputs)
+                try Self.writeManifest(manifest(outputs, sha256: try Self.sha256(input.path, into: &sha)), to: manifestPath, inputs: settings.inputs)
                 // facecrop 0.2.0 named the manifest after the input alone, whatever the options: it is replaced.
                 let unkeyed = "\(folder)/.facecrop/\(input.fileName).json"
                 if Self.readManifest(unkeyed)?.input == input.key { unlink(unkeyed) }
             }
             return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs)
         } catch {
-            // A failed input leaves nothing: remove what it wrote before failing.
+            // A failed input leaves no output: remove what it wrote before failing (a manifest written before them
+            // stays, never current: the input is made again next time).
             for path in written { unlink(path) }
             return BatchRecord(input: input.path, status: .failed, error: error.description, exitCode: error.exitCode)
         }
