@@ -68,8 +68,13 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var canonical: String {
         var parts = ["rs:\(resize.rawValue):\(width):\(height)", "el:\(enlarge ? 1 : 0)", "g:\(gravity.text)", "strategy:\(strategy.rawValue)"]
         parts.append("q:\(quality.map(String.init) ?? "-")")
-        parts.append("f:\(format?.rawValue ?? "-")")
-        parts.append("aspect:\(aspect?.description ?? "-")")
+        // Not the format (the ETag has the format served, however the URL asked for it); the aspect by its ratio
+        // (32:18 is 16:9).
+        switch aspect {
+        case .ratio(let w, let h)?: parts.append("aspect:\(w / h)")
+        case .original?: parts.append("aspect:original")
+        case nil: parts.append("aspect:-")
+        }
         switch margin {
         case .pixels(let v): parts.append("margin:\(v)")
         case .percentOfFaceHeight(let v): parts.append("margin:\(v)p")

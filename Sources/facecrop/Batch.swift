@@ -219,12 +219,15 @@ struct Batch: ParsableCommand {
                 progress.step(failed: record.status == .failed)
             }
         progress.clear()
+        var pruned: [String]?
         if prune && !dryRun {
             // Outputs of inputs that could not be listed would look like those of inputs gone.
             if !problems.isEmpty {
                 printError("Note: nothing was pruned, as some inputs could not be listed.")
             } else {
-                for path in runner.prune(keeping: all) { printLine("pruned \(path)") }
+                pruned = runner.prune(keeping: all)
+                // With --json, standard output holds JSON only: the summary lists them.
+                if !json { for path in pruned ?? [] { printLine("pruned \(path)") } }
             }
         }
         if report != nil || siteManifest != nil {
@@ -236,7 +239,7 @@ struct Batch: ParsableCommand {
         let summary = try Self.jsonLine([
             "summary": Summary(
                 version: FaceCropper.version, inputs: problems.count + chosen.count, done: records.filter { $0.status == .done }.count,
-                skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds)
+                skipped: records.filter { $0.status == .skipped }.count, failed: failed, seconds: progress.seconds, pruned: pruned)
         ])
         if json {
             ordered.finish()
@@ -341,6 +344,8 @@ struct Batch: ParsableCommand {
         var version: String
         var inputs, done, skipped, failed: Int
         var seconds: Double
+        /// With --prune: the outputs deleted.
+        var pruned: [String]?
     }
 
     static func jsonLine(_ value: some Encodable) throws -> String {

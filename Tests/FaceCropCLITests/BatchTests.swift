@@ -539,6 +539,8 @@ struct BatchTests {
             #expect(pruned.status == 0, "\(pruned)")
             for name in twoFiles { #expect(!exists(name, in: out), "\(name) not pruned") }
             #expect(exists("notes.txt", in: out), "--prune deleted a file facecrop did not write")
+            let listed = try BatchReport(dir.appendingPathComponent("r.jsonl")).summary["pruned"] as? [String]
+            #expect(Set(listed ?? []) == Set(twoFiles.filter { !$0.contains(".facecrop/") }.map { "out/\($0)" }), "\(String(describing: listed))")
             let after = try snapshotTree(out)
             for (name, snapshot) in before where !twoFiles.contains(name) && !name.contains(".facecrop/") {
                 #expect(after[name] == snapshot, "\(name) changed or vanished")

@@ -117,6 +117,11 @@ struct ImageURLTests {
         let c = try ImageURL.parse("/s/w:300/h:201/rt:fill/plain/local:///a.jpg").options.canonical
         #expect(a == b)
         #expect(a != c)
+        let sameAspect = try ["aspect:16:9", "aspect:32:18"].map { try ImageURL.parse("/s/w:640/\($0)/plain/local:///a.jpg").options.canonical }
+        #expect(sameAspect[0] == sameAspect[1])
+        #expect(try ImageURL.parse("/s/w:640/aspect:original/plain/local:///a.jpg").options.canonical != sameAspect[0])
+        // The format is the ETag's own part (the one served), however the URL asked for it.
+        #expect(try ImageURL.parse("/s/f:png/plain/local:///a.jpg").options.canonical == ImageURL.parse("/s/plain/local:///a.jpg@png").options.canonical)
     }
 
     @Test func base64RoundTrip() {
