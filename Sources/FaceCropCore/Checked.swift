@@ -22,3 +22,12 @@ package func checkedProduct(_ a: Int, _ b: Int) -> Int? {
     let (p, overflow) = a.multipliedReportingOverflow(by: b)
     return overflow ? nil : p
 }
+
+/// A decimal number as typed ("200", "-1.5", "1e3"): Swift's `Double(_:)` also reads hexadecimal ("0x10", "0x1p-1"),
+/// "inf" and "nan", which no option means to accept. Nil for those and for anything else.
+package func decimalNumber(_ text: some StringProtocol) -> Double? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }) else {
+        return nil
+    }
+    return Double(String(text))
+}

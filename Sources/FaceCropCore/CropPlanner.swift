@@ -18,7 +18,7 @@ public enum Margin: Hashable, Sendable {
     /// Parses "200" or "40%". Nil for anything else, negative or not finite.
     public init?(_ text: String) {
         let percent = text.hasSuffix("%")
-        guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else { return nil }
+        guard let value = decimalNumber(percent ? text.dropLast() : Substring(text)), value.isFinite, value >= 0 else { return nil }
         self = percent ? .percentOfFaceHeight(value) : .pixels(value)
     }
 
@@ -45,7 +45,7 @@ public enum Aspect: Hashable, Sendable {
             return
         }
         let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "/" || $0 == "x" })
-        guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]),
+        guard parts.count == 2, let w = decimalNumber(parts[0]), let h = decimalNumber(parts[1]),
             w.isFinite, h.isFinite, w > 0, h > 0
         else { return nil }
         self = .ratio(width: w, height: h)

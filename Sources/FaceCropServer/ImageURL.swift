@@ -206,7 +206,7 @@ public struct ImageURL: Sendable, Equatable {
                 case "ce": o.gravity = .center
                 case "fp":
                     try count(3...3)
-                    guard let x = Double(args[1]), let y = Double(args[2]), (0...1).contains(x), (0...1).contains(y) else {
+                    guard let x = decimalNumber(args[1]), let y = decimalNumber(args[2]), (0...1).contains(x), (0...1).contains(y) else {
                         throw .badOptions("Expected two numbers from 0 to 1 for the focus point but received '\(text)'.")
                     }
                     o.gravity = .focus(x: x, y: y)

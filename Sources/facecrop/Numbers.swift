@@ -1,4 +1,5 @@
 import ArgumentParser
+import FaceCrop
 
 /// A number as typed on the command line, parsed and range-checked in `validate()`: every bad value
 /// (negative, zero, NaN, infinite, beyond 64 bits, not a number at all) gets one message of one form,
@@ -14,7 +15,8 @@ struct NumberText<Value: LosslessStringConvertible & Comparable & Sendable>: Exp
 
     /// The value when it parses and lies in `range` (NaN never does).
     func value(_ option: String, _ range: ClosedRange<Value>, expected: String) throws -> Value {
-        guard let value = Value(text), range.contains(value) else {
+        // Decimal only: Double would also read "0x10" and "0x1p-1" (Int reads neither).
+        guard decimalNumber(text) != nil, let value = Value(text), range.contains(value) else {
             throw ValidationError("Expected \(expected) for \(option) but received '\(text)'.")
         }
         return value

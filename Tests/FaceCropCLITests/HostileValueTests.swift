@@ -160,6 +160,9 @@ struct HostileValueTests {
             ["in.jpg", "--width", "65500", "--aspect", "1:10000", "--dry-run"],
             "The output would be 65500x655000000 pixels, over the limit of 268402689 output pixels; raise it with --max-output-pixels."
         ),
+        // Decimal numbers only: Swift's Double would read hexadecimal too.
+        (["in.jpg", "-o", "out.jpg", "--margin", "0x10"], "Expected a number of pixels (200) or a percentage (40%) for --margin but received '0x10'."),
+        (["in.jpg", "-o", "out.jpg", "--threshold", "0x1p-1"], "Expected a number from 0 to 1 for --threshold but received '0x1p-1'."),
         (["in.jpg", "-o", "out.jpg", "--size", "65500x1"], "Expected WIDTHxHEIGHT from 1:10000 to 10000:1 in shape for --size but received '65500x1'."),
         (["best-frame", "in.mp4", "--frames", "100", "--max-frames", "50"], "Expected at most --max-frames (50) for --frames but received '100'."),
     ])

@@ -7,7 +7,7 @@ struct ParsingTests {
     ])
     func marginParses(_ text: String, _ expected: Margin) { #expect(Margin(text) == expected) }
 
-    @Test(arguments: ["", "-5", "abc", "%", "40%%", "nan", "inf", "20px"])
+    @Test(arguments: ["", "-5", "abc", "%", "40%%", "nan", "inf", "20px", "0x10", "0x1p4%", " 5"])
     func marginRejects(_ text: String) { #expect(Margin(text) == nil) }
 
     @Test func marginPercentIsOfMeanFaceHeight() {

@@ -65,6 +65,7 @@ struct ImageURLTests {
         ("/s/f:gif/plain/local:///a.jpg", 400, "format"),
         ("/s/g:no/plain/local:///a.jpg", 400, "gravity"),
         ("/s/g:fp:2:0/plain/local:///a.jpg", 400, "focus point"),
+        ("/s/g:fp:0x0.8p0:0.5/plain/local:///a.jpg", 400, "focus point"),
         ("/s/g:sm:1/plain/local:///a.jpg", 400, "argument"),
         ("/s/aspect:0:1/plain/local:///a.jpg", 400, "aspect"),
         ("/s/aspect:100000:1/plain/local:///a.jpg", 400, "1:10000"),
