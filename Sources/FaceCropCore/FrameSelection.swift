@@ -47,7 +47,7 @@ public struct StabilityTracker: Hashable, Sendable {
     /// How many frames each shift of `history` spans.
     private var spans: [Int] = []
     /// The frames the window spans.
-    private var frames = 0
+    private var frames: Int { spans.reduce(0, +) }
 
     /// An empty window; the defaults are the Vision sample's (15 shifts, 20 pixels).
     public init(historyLength: Int = 15, threshold: Double = 20) {
@@ -69,10 +69,9 @@ public struct StabilityTracker: Hashable, Sendable {
     public mutating func add(_ shift: Shift, span: Int = 1) -> Bool {
         history.append(shift)
         spans.append(max(1, span))
-        frames += max(1, span)
         // The oldest shift leaves once the others span the window without it.
         while frames - spans[0] >= historyLength {
-            frames -= spans.removeFirst()
+            spans.removeFirst()
             history.removeFirst()
         }
         return isStable

@@ -122,7 +122,7 @@ struct Crop: ParsableCommand {
         try refuseStandardOutputOnto(protected)
         let report: CropReport
         if input == "-" || output == "-" {
-            report = try runThroughPipes(cropper, options: options)
+            report = try runThroughPipes(cropper, options: options, protecting: protected)
         } else {
             report = try reportingErrors { () throws(FaceCropError) in
                 try cropper.run(input, output: dryRun ? nil : output, options: options)
@@ -144,18 +144,14 @@ struct Crop: ParsableCommand {
     }
 
     /// `-` as input (read whole from standard input, within --max-file-size) or output (written to standard
-    /// output in --format); files otherwise, as `run` does.
-    func runThroughPipes(_ cropper: FaceCropper, options: CropOptions) throws -> CropReport {
+    /// output in --format); files otherwise, as `run` does. `protected`: the files read, standard input's included.
+    func runThroughPipes(_ cropper: FaceCropper, options: CropOptions, protecting protected: InputSet) throws -> CropReport {
         let format = try outputFormat
         let (input, output, dryRun) = (self.input, self.output, self.dryRun)
         // A file output is checked before standard input is read, as a file input's is before it is decoded;
         // standard input counts as the file it is redirected from (standard output was checked by `run`).
         if let output, output != "-", !dryRun {
-            try reportingErrors { () throws(FaceCropError) in
-                var inputs = cropper.readFiles(input == "-" ? [] : [input])
-                if input == "-" { inputs.insertStandardInput() }
-                _ = try OutputCheck.writable(output, inputs: inputs)
-            }
+            try reportingErrors { () throws(FaceCropError) in _ = try OutputCheck.writable(output, inputs: protected) }
         }
         let bytes = input == "-" ? try reportingErrors { () throws(FaceCropError) in try StandardStreams.read(limit: cropper.maxFileSize) } : []
         return try reportingErrors { () throws(FaceCropError) in

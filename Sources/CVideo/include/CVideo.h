@@ -46,6 +46,11 @@ int video_open(const char *path, int threads, int64_t max_pixels, VideoHandle **
 /// Closes the video and hands the heap memory freed back to the system (malloc_trim).
 void video_close(VideoHandle *video);
 
+/// From now on decode, of the frames no other frame refers to (non-reference frames: most B-frames), only those
+/// within half a frame of one of `times` (seconds); count 0: every frame again. Frames that are skipped are never
+/// returned. VIDEO_OK, or VIDEO_FAILED when memory runs out.
+int video_decode_only(VideoHandle *video, const double *times, int count);
+
 /// Decodes the frame nearest `at` seconds: the first that starts at most half a frame before it (a tie goes
 /// to the earlier frame; at < 0: the next frame), seeking
 /// when that is cheaper than decoding forward. Writes it, in display orientation, as packed 8-bit RGB of
@@ -53,10 +58,6 @@ void video_close(VideoHandle *video);
 /// (within half a frame; *converted then 1), and as 8-bit greyscale of grey_width x grey_height into `grey`
 /// when that is not NULL. Each is one swscale pass (scale and convert; area averaging when shrinking).
 /// *time receives the frame's time in seconds. Returns VIDEO_OK, VIDEO_END, or an error status.
-/// From now on decode, of the frames no other frame refers to (non-reference frames: most B-frames), only those
-/// within half a frame of one of `times` (seconds); count 0: every frame again. Frames that are skipped are never
-/// returned. VIDEO_OK, or VIDEO_FAILED when memory runs out.
-int video_decode_only(VideoHandle *video, const double *times, int count);
 int video_read(VideoHandle *video, double at, double rgb_from, int rgb_width, int rgb_height, uint8_t *rgb, int *converted,
             int grey_width, int grey_height, uint8_t *grey, double *time, char *error, size_t error_size);
 

@@ -148,19 +148,16 @@ public struct BatchRunner: Sendable {
         return removed
     }
 
-    /// The outputs recorded in the manifests under the output folder, by identity: a later run never takes
-    /// them for inputs (when the output folder is, or is inside, an input folder).
-    package static func recordedOutputs(under outputDirectory: String) -> Set<FileIdentity> {
-        var found = Set<FileIdentity>()
+    /// Every manifest under `outputDirectory`, with its path and the folder its outputs are in. Folders only, not
+    /// symbolic links to them (another tree's outputs), and no deeper than inputs are walked.
+    static func forEachManifest(under outputDirectory: String, _ body: (_ manifest: Manifest, _ path: String, _ folder: String) -> Void) {
         func visit(_ folder: String, depth: Int) {
             guard depth <= BatchInputs.maxDepth else { return }
             let manifests = "\(folder)/.facecrop"
             if BatchInputs.isDirectory(manifests) {
                 for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
-                    guard let manifest = readManifest("\(manifests)/\(name)") else { continue }
-                    for path in manifest.outputPaths(in: folder) {
-                        if let id = FileIdentity(path) { found.insert(id) }
-                    }
+                    let path = "\(manifests)/\(name)"
+                    if let manifest = readManifest(path) { body(manifest, path, folder) }
                 }
             }
             for name in BatchInputs.entries(folder) {
@@ -169,6 +166,17 @@ public struct BatchRunner: Sendable {
             }
         }
         visit(outputDirectory, depth: 0)
+    }
+
+    /// The outputs recorded in the manifests under the output folder, by identity: a later run never takes
+    /// them for inputs (when the output folder is, or is inside, an input folder).
+    package static func recordedOutputs(under outputDirectory: String) -> Set<FileIdentity> {
+        var found = Set<FileIdentity>()
+        forEachManifest(under: outputDirectory) { manifest, _, folder in
+            for path in manifest.outputPaths(in: folder) {
+                if let id = FileIdentity(path) { found.insert(id) }
+            }
+        }
         return found
     }
 
@@ -197,27 +205,14 @@ public struct BatchRunner: Sendable {
     public func prune(keeping inputs: [BatchInput]) -> [String] {
         let keep = Set(inputs.map(\.key))
         var deleted = [String]()
-        // Folders only, not symbolic links to them (another tree's outputs), and no deeper than inputs are walked.
-        func visit(_ folder: String, depth: Int) {
-            guard depth <= BatchInputs.maxDepth else { return }
-            let manifests = "\(folder)/.facecrop"
-            if BatchInputs.isDirectory(manifests) {
-                for name in BatchInputs.entries(manifests) where name.hasSuffix(".json") {
-                    let path = "\(manifests)/\(name)"
-                    guard let manifest = Self.readManifest(path), !keep.contains(manifest.input) else { continue }
-                    for output in manifest.outputPaths(in: folder) where settings.inputs.input(at: output) == nil {
-                        var st = stat()
-                        if lstat(output, &st) == 0, st.st_mode & S_IFMT == S_IFREG, unlink(output) == 0 { deleted.append(output) }
-                    }
-                    unlink(path)
-                }
-            }
-            for name in BatchInputs.entries(folder) {
+        Self.forEachManifest(under: settings.outputDirectory) { manifest, path, folder in
+            guard !keep.contains(manifest.input) else { return }
+            for output in manifest.outputPaths(in: folder) where settings.inputs.input(at: output) == nil {
                 var st = stat()
-                if lstat("\(folder)/\(name)", &st) == 0, st.st_mode & S_IFMT == S_IFDIR { visit("\(folder)/\(name)", depth: depth + 1) }
+                if lstat(output, &st) == 0, st.st_mode & S_IFMT == S_IFREG, unlink(output) == 0 { deleted.append(output) }
             }
+            unlink(path)
         }
-        visit(settings.outputDirectory, depth: 0)
         return deleted
     }
 
