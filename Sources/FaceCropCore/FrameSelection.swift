@@ -37,6 +37,9 @@ public struct Shift: Hashable, Sendable, Codable {
 /// A shift may span several frames (frames between two registered ones were not decoded): it counts for as many.
 /// The window then holds the latest shifts that span `historyLength` frames, or more when the frame that many
 /// back was not registered; its drift is still the net movement over it.
+///
+/// The caller may also register the window's first frame with its last in one step (`measure(_:)`): the scene
+/// is then stable only when that drift is under `threshold` too.
 public struct StabilityTracker: Hashable, Sendable {
     /// How many frames the window spans, and how many it needs before the scene can be stable.
     public var historyLength: Int
@@ -56,12 +59,27 @@ public struct StabilityTracker: Hashable, Sendable {
     }
 
     /// The sum of the shifts in the window.
-    public var drift: Shift {
+    public var summedDrift: Shift {
         history.reduce(Shift(x: 0, y: 0)) { Shift(x: $0.x + $1.x, y: $0.y + $1.y) }
     }
 
-    /// Whether the window is full and its drift's Manhattan length is under `threshold`.
-    public var isStable: Bool { frames >= historyLength && drift.manhattan < threshold }
+    /// The window's drift registered in one step, from the frame its first shift starts at to its last frame
+    /// (`measure(_:)`); nil until then, and again after each `add`.
+    public private(set) var measuredDrift: Shift?
+
+    /// The window's drift: as measured in one step when it was, else the sum of its shifts.
+    public var drift: Shift { measuredDrift ?? summedDrift }
+
+    /// Whether the window is full and its drift's Manhattan length is under `threshold`, both summed and, when
+    /// measured, in one step. Phase correlation shortens small shifts a little (about a fifth under half a pixel
+    /// of its frames), so a sum of many falls short of a movement that one step across the window measures
+    /// whole; a movement too large for one step to register still shows in the sum.
+    public var isStable: Bool {
+        isFull && summedDrift.manhattan < threshold && (measuredDrift?.manhattan ?? 0) < threshold
+    }
+
+    /// Whether the window spans `historyLength` frames: the scene can be stable.
+    public var isFull: Bool { frames >= historyLength }
 
     /// Records the shift measured from the previous analysed frame to this one, `span` frames later (at least
     /// 1); returns whether the scene is now stable.
@@ -69,11 +87,20 @@ public struct StabilityTracker: Hashable, Sendable {
     public mutating func add(_ shift: Shift, span: Int = 1) -> Bool {
         history.append(shift)
         spans.append(max(1, span))
+        measuredDrift = nil
         // The oldest shift leaves once the others span the window without it.
         while frames - spans[0] >= historyLength {
             spans.removeFirst()
             history.removeFirst()
         }
+        return isStable
+    }
+
+    /// Records the drift registered in one step across the window as it now is (see `measuredDrift`); returns
+    /// whether the scene is stable.
+    @discardableResult
+    public mutating func measure(_ drift: Shift) -> Bool {
+        measuredDrift = drift
         return isStable
     }
 }

@@ -86,6 +86,24 @@ struct StabilityTrackerTests {
         #expect(!tracker.isStable && tracker.drift.x == 39)
     }
 
+    /// The drift registered in one step across the window counts as well as the sum: stable only when both are
+    /// under the threshold. It is the drift reported, until the next shift.
+    @Test(arguments: [
+        (summed: 0.9, measured: 1.4, stable: false),  // small shifts summed fall short; one step does not
+        (summed: 0.9, measured: 1.0, stable: true),
+        (summed: 5.0, measured: 0.5, stable: false),  // too far for one step to register; the sum shows it
+        (summed: 0.5, measured: 0.5, stable: true),
+    ])
+    func driftMeasuredInOneStep(_ row: (summed: Double, measured: Double, stable: Bool)) {
+        var tracker = StabilityTracker(historyLength: 15)
+        for _ in 0..<15 { tracker.add(Shift(x: row.summed, y: 0)) }
+        #expect(tracker.measuredDrift == nil && tracker.drift == tracker.summedDrift)
+        #expect(tracker.measure(Shift(x: 15 * row.measured, y: 0)) == row.stable)
+        #expect(tracker.drift == Shift(x: 15 * row.measured, y: 0))
+        tracker.add(Shift(x: row.summed, y: 0))
+        #expect(tracker.measuredDrift == nil && tracker.isStable == (15 * row.summed < 20))
+    }
+
     @Test func driftIsTheSumOfTheWindow() {
         var tracker = StabilityTracker(historyLength: 2)
         tracker.add(Shift(x: 100, y: 100))

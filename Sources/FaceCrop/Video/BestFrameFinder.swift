@@ -159,6 +159,9 @@ public struct BestFrameFinder: Sendable {
         }
         var tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
         var previous: VideoFrame?
+        // The frame each shift in the tracker's window starts at, greyscale only: the first is registered with
+        // each frame to analyse, for the window's drift in one step.
+        var starts: [VideoFrame] = []
         var waited = 0.0
         do throws(VideoError) {
             while true {
@@ -174,6 +177,7 @@ public struct BestFrameFinder: Sendable {
                     // Not the frame after the previous one: start the history afresh.
                     tracker = StabilityTracker(historyLength: options.historyLength, threshold: options.stabilityThreshold)
                     previous = nil
+                    starts = []
                 }
                 var registered = Registered(frame: frame, stable: false, isSample: item.isSample)
                 if let previous {
@@ -181,6 +185,12 @@ public struct BestFrameFinder: Sendable {
                     let shift = Shift(x: measured.shift.x * scale, y: measured.shift.y * scale)
                     // Sampled, frames no other refers to may be skipped: this shift spans the frames since the last.
                     tracker.add(shift, span: samples == nil ? 1 : Int(((frame.time - previous.time) * plan.fps).rounded()))
+                    starts.append(VideoFrame(time: previous.time, grey: previous.grey, greySize: previous.greySize))
+                    starts.removeFirst(starts.count - tracker.history.count)
+                    if item.isSample, tracker.isFull, starts.count > 1 {
+                        let window = try Registration.shift(from: starts[0], to: frame).shift
+                        tracker.measure(Shift(x: window.x * scale, y: window.y * scale))
+                    }
                     (registered.shift, registered.response, registered.drift) = (shift, measured.response, tracker.drift)
                 }
                 registered.stable = tracker.isStable
