@@ -49,6 +49,9 @@ public enum HTTPRules {
         return "\"" + base64URLEncoded(digest.prefix(18)) + "\""
     }
 
+    /// Whether `If-None-Match` is `*`: it matches any current representation, so only once one is made.
+    public static func isWildcard(ifNoneMatch: String?) -> Bool { ifNoneMatch?.trimmingSpaces == "*" }
+
     /// Whether `If-None-Match` matches `etag` (weak comparison, as RFC 9110 asks for it; `*` matches any).
     public static func matches(ifNoneMatch: String?, etag: String) -> Bool {
         guard let ifNoneMatch else { return false }

@@ -156,7 +156,9 @@ public final class ImageServer: Sendable {
         let format = url.askedFormat ?? (info ? .jpeg : HTTPRules.negotiate(accept: request.headers[.accept]))
         var headers: HTTPFields = [.cacheControl: "public, max-age=\(configuration.maxAge)"]
         if negotiated { headers[.vary] = "Accept" }
-        let ifNoneMatch = request.headers[.ifNoneMatch]
+        // `*` stands for any representation: a source that fails to render has none, so it is answered after.
+        let wildcard = HTTPRules.isWildcard(ifNoneMatch: request.headers[.ifNoneMatch])
+        let ifNoneMatch = wildcard ? nil : request.headers[.ifNoneMatch]
         let kind = info ? "info" : "image"
         let type = info ? "application/json" : HTTPRules.contentType(format)
         let name = url.source.name
@@ -205,7 +207,7 @@ public final class ImageServer: Sendable {
                 let out = try await onThread { [self] () throws(FaceCropError) -> [UInt8] in
                     try render(source, name: name, options: url.options, format: format, info: info)
                 }
-                return (.body(out), tag)
+                return (wildcard ? .notModified : .body(out), tag)
             } catch {
                 throw ServerError(error)
             }

@@ -218,6 +218,10 @@ struct SiteBuildTests {
                 ),
                 ("\"$FACECROP\" photos/group.jpg -o x.jpg --format webp", 64, "Error: --format is for '-o -'; a file's format follows its extension."),
                 ("\"$FACECROP\" - -o - --format jpg < /dev/null", 65, "Error: Input '-' is empty (0 bytes)."),
+                (
+                    "printf '\\0\\0\\0\\30ftypisom\\0\\0\\2\\0isomiso2mp41' | \"$FACECROP\" - -o x.jpg", 65,
+                    "Error: Standard input holds a video, not an image; 'facecrop best-frame' picks"
+                ),
                 // The output is checked before standard input is read: /dev/zero would otherwise be read to the limit.
                 ("\"$FACECROP\" - -o nodir/x.jpg < /dev/zero", 73, "Error: Output folder 'nodir' does not exist."),
                 ("head -c 4096 photos/group.jpg | \"$FACECROP\" - -o - --format jpg --max-file-size 1000", 65, "Error: Input '-' is"),

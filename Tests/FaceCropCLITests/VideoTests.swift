@@ -9,7 +9,15 @@ import Glibc
 /// portraits in Golden/; expectations in Golden/video-*/video.json.
 enum TestVideos {
     static let folder: Result<URL, CLITestError> = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("facecrop-videos-\(getpid())", isDirectory: true)
+        let prefix = "facecrop-videos-"
+        let temporary = FileManager.default.temporaryDirectory
+        // The folders of earlier runs (a few MB each) go once their process has.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix(prefix) {
+            if let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+            }
+        }
+        let dir = temporary.appendingPathComponent(prefix + "\(getpid())", isDirectory: true)
         let script = Process()
         script.executableURL = CLI.repoFile("scripts/make-test-videos.sh")
         script.arguments = [dir.path]

@@ -200,6 +200,12 @@ struct ServerTests {
                 #expect(post.status == 405 && post.header("Allow") == "GET, HEAD", "\(post)")
                 let info = try await s.get(signed("/plain/local:///text.jpg@jpg"), method: .HEAD)
                 #expect(info.status == 422 && info.body.isEmpty)
+                // `If-None-Match: *` matches a representation only where there is one.
+                let any = [("If-None-Match", "*")]
+                #expect(try await s.get(signed("/plain/local:///text.jpg@jpg"), headers: any).status == 422)
+                #expect(try await s.get(signed("/plain/local:///missing.jpg@jpg"), headers: any).status == 404)
+                let good = try await s.get(signed("/rs:fill:32:32/plain/local:///portrait.png@jpg"), headers: any)
+                #expect(good.status == 304 && good.body.isEmpty && good.header("ETag") != nil, "\(good)")
             }
             // Size limits: bytes (before reading) and pixels (from the header).
             try await withServer(LiveServer.configuration(root: root) { $0.maxFileSize = 200_000 }) { s async throws in

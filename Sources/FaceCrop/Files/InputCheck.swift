@@ -33,16 +33,26 @@ enum InputCheck {
     /// HEIF's and AVIF's 'ftyp' brands; other brands (isom, mp42, qt, M4V, ...) are videos.
     private static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "mif2", "msf1", "avif", "avis"]
 
-    /// The image format a file's first bytes announce (or `video`), if any: a file that starts like an image
-    /// but has no loader for it is damaged, not "not an image".
-    static func announcedFormat(_ path: String) -> String? {
+    /// How many first bytes `announcedFormat(head:)` reads.
+    static let headLength = 12
+
+    /// The first `headLength` bytes of a file (fewer when it is shorter); nil when it cannot be read.
+    static func head(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 12)
-        let count = read(fd, &buffer, 12)
-        guard count >= 4 else { return nil }
-        let b = buffer.prefix(count)
+        var buffer = [UInt8](repeating: 0, count: headLength)
+        let count = read(fd, &buffer, headLength)
+        return count >= 0 ? Array(buffer.prefix(count)) : nil
+    }
+
+    /// The image format a file's first bytes announce (`announcedFormat(head:)`).
+    static func announcedFormat(_ path: String) -> String? { head(path).flatMap(announcedFormat(head:)) }
+
+    /// The image format an input's first bytes (`head`) announce (or `video`), if any: an input that starts like
+    /// an image but has no loader for it is damaged, not "not an image".
+    static func announcedFormat(head b: [UInt8]) -> String? {
+        guard b.count >= 4 else { return nil }
         func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool {
             b.count >= offset + bytes.count && Array(b[offset..<offset + bytes.count]) == bytes
         }
@@ -52,7 +62,7 @@ enum InputCheck {
         if starts(Array("GIF8".utf8)) { return "GIF" }
         if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "WebP" }
         if starts(Array("ftyp".utf8), at: 4) {
-            return b.count == 12 && !heifBrands.contains(String(decoding: b[8..<12], as: UTF8.self)) ? video : "HEIF"
+            return b.count == headLength && !heifBrands.contains(String(decoding: b[8..<12], as: UTF8.self)) ? video : "HEIF"
         }
         return nil
     }

@@ -364,6 +364,8 @@ final class VipsImage: @unchecked Sendable {
 final class VipsBlob: @unchecked Sendable {
     let pointer: OpaquePointer
     let count: Int
+    /// The first bytes, for `InputCheck.announcedFormat(head:)`.
+    let head: [UInt8]
 
     init(_ bytes: [UInt8]) throws(VipsError) {
         guard let pointer = bytes.withUnsafeBytes({ fc_blob_copy($0.baseAddress, $0.count) }) else {
@@ -371,6 +373,7 @@ final class VipsBlob: @unchecked Sendable {
         }
         self.pointer = pointer
         self.count = bytes.count
+        self.head = Array(bytes.prefix(InputCheck.headLength))
     }
 
     deinit { fc_blob_unref(pointer) }

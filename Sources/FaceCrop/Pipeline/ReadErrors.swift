@@ -26,7 +26,12 @@ extension FaceCropper {
         if error.kind == .other, let again = rereadFailure(input) { error = again }
         switch error.kind {
         case .notAnImage:
-            guard case .file = input, let format = InputCheck.announcedFormat(path) else { return .notAnImage(path) }
+            let format: String?
+            switch input {
+            case .file(let path): format = InputCheck.announcedFormat(path)
+            case .memory(let blob, _): format = InputCheck.announcedFormat(head: blob.head)
+            }
+            guard let format else { return .notAnImage(path) }
             if format == InputCheck.video { return .inputIsVideo(path) }
             return .corruptImage(path, detail: "it starts like a \(format) file, but its header cannot be read")
         case .blocked: return .blockedLoader(path)
