@@ -38,8 +38,8 @@ public struct Shift: Hashable, Sendable, Codable {
 /// The window then holds the latest shifts that span `historyLength` frames, or more when the frame that many
 /// back was not registered; its drift is still the net movement over it.
 ///
-/// The caller may also register the window's first frame with its last in one step (`measure(_:)`): the scene
-/// is then stable only when that drift is under `threshold` too.
+/// The caller may also register the window's first frame with its last in one step (`measure(_:)`): the drift is
+/// then the longer of the two, so the scene is stable only when both are under `threshold`.
 public struct StabilityTracker: Hashable, Sendable {
     /// How many frames the window spans, and how many it needs before the scene can be stable.
     public var historyLength: Int
@@ -67,16 +67,17 @@ public struct StabilityTracker: Hashable, Sendable {
     /// (`measure(_:)`); nil until then, and again after each `add`.
     public private(set) var measuredDrift: Shift?
 
-    /// The window's drift: as measured in one step when it was, else the sum of its shifts.
-    public var drift: Shift { measuredDrift ?? summedDrift }
-
-    /// Whether the window is full and its drift's Manhattan length is under `threshold`, both summed and, when
-    /// measured, in one step. Phase correlation shortens small shifts a little (about a fifth under half a pixel
-    /// of its frames), so a sum of many falls short of a movement that one step across the window measures
-    /// whole; a movement too large for one step to register still shows in the sum.
-    public var isStable: Bool {
-        isFull && summedDrift.manhattan < threshold && (measuredDrift?.manhattan ?? 0) < threshold
+    /// The window's drift: the longer (by Manhattan length) of the summed and the measured one. Phase correlation
+    /// shortens small shifts a little (about a fifth under half a pixel of its frames), so a sum of many falls
+    /// short of a movement that one step across the window measures whole; a movement too large for one step to
+    /// register (its frames share too little) still shows in the sum.
+    public var drift: Shift {
+        guard let measuredDrift, measuredDrift.manhattan > summedDrift.manhattan else { return summedDrift }
+        return measuredDrift
     }
+
+    /// Whether the window is full and its drift's Manhattan length is under `threshold`.
+    public var isStable: Bool { isFull && drift.manhattan < threshold }
 
     /// Whether the window spans `historyLength` frames: the scene can be stable.
     public var isFull: Bool { frames >= historyLength }
