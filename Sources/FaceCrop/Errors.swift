@@ -83,9 +83,8 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .inputUnreadable(let p, let reason): return "Input '\(p)' cannot be read: \(reason)."
         case .inputEmpty(let p): return "Input '\(p)' is empty (0 bytes)."
         case .notAnImage(let p): return "Input '\(p)' is not an image format facecrop can read."
-        case .inputIsVideo(let p):
-            let video = p == "-" ? "Standard input holds a video" : "Input '\(p)' is a video"
-            return "\(video), not an image; 'facecrop best-frame' picks and saves a video file's best frame."
+        case .inputIsVideo("-"): return "Standard input holds a video, not an image; 'facecrop best-frame' picks and saves a video file's best frame."
+        case .inputIsVideo(let p): return "Input '\(p)' is a video, not an image; 'facecrop best-frame' picks and saves its best frame."
         case .blockedLoader(let p):
             return "Input '\(p)' needs a libvips loader that is blocked for safety; pass --allow-untrusted-loaders if you trust this file."
         case .corruptImage(let p, let detail): return "Input '\(p)' is damaged or truncated: \(detail)."

@@ -69,8 +69,7 @@ public struct StabilityTracker: Hashable, Sendable {
 
     /// The window's drift: the longer (by Manhattan length) of the summed and the measured one. Phase correlation
     /// shortens small shifts a little (about a fifth under half a pixel of its frames), so a sum of many falls
-    /// short of a movement that one step across the window measures whole; a movement too large for one step to
-    /// register (its frames share too little) still shows in the sum.
+    /// short of a movement that one step across the window measures whole.
     public var drift: Shift {
         guard let measuredDrift, measuredDrift.manhattan > summedDrift.manhattan else { return summedDrift }
         return measuredDrift

@@ -49,15 +49,16 @@ public enum HTTPRules {
         return "\"" + base64URLEncoded(digest.prefix(18)) + "\""
     }
 
-    /// Whether `If-None-Match` is `*`: it matches any current representation, so only once one is made.
-    public static func isWildcard(ifNoneMatch: String?) -> Bool { ifNoneMatch?.trimmingSpaces == "*" }
+    /// Whether `If-None-Match` holds `*`: it matches any current representation, so only once one is made.
+    public static func isWildcard(ifNoneMatch: String?) -> Bool {
+        ifNoneMatch?.split(separator: ",").contains { $0.trimmingSpaces == "*" } == true
+    }
 
-    /// Whether `If-None-Match` matches `etag` (weak comparison, as RFC 9110 asks for it; `*` matches any).
+    /// Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 asks for it; `*` is `isWildcard`'s).
     public static func matches(ifNoneMatch: String?, etag: String) -> Bool {
         guard let ifNoneMatch else { return false }
         let bare = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
         for candidate in ifNoneMatch.split(separator: ",").map({ $0.trimmingSpaces }) {
-            if candidate == "*" { return true }
             let c = candidate.hasPrefix("W/") ? String(candidate.dropFirst(2)) : candidate
             if c == bare { return true }
         }

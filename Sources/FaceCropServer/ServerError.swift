@@ -36,6 +36,7 @@ public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
         switch error {
         case .fileTooLarge, .tooManyPixels, .wholeFrameTooLarge: self.init(413, error.description)
         case .noFace: self.init(422, error.description)
+        case .inputIsVideo(let name): self.init(422, "Source '\(name)' is a video, not an image.")
         default:
             switch error.exitCode {
             case 64: self.init(400, error.description)

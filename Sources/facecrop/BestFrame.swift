@@ -6,7 +6,7 @@ struct VideoArguments: ParsableArguments {
     @Option(
         name: .customLong("stability-threshold"), parsing: .unconditional,
         help:
-            "The scene is stable when the summed shifts between the last 15 consecutive decoded frames are shorter than this (Manhattan length, in pixels of a frame --detect-size long)."
+            "The scene is stable when its drift over the last 15 frames (their shifts summed, and registered in one step) is shorter than this (Manhattan length, in pixels of a frame --detect-size long)."
     )
     var stabilityThresholdText = NumberText(20.0)
 

@@ -11,13 +11,14 @@ enum TestVideos {
     static let folder: Result<URL, CLITestError> = {
         let prefix = "facecrop-videos-"
         let temporary = FileManager.default.temporaryDirectory
-        // The folders of earlier runs (a few MB each) go once their process has.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix(prefix) {
-            if let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
-                try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
-            }
-        }
         let dir = temporary.appendingPathComponent(prefix + "\(getpid())", isDirectory: true)
+        // The folders of earlier runs (a few MB each) go after a day; one left under this process's number, now.
+        let dayAgo = Date(timeIntervalSinceNow: -86_400)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix(prefix) {
+            let folder = temporary.appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: folder.path)[.modificationDate]) as? Date
+            if name == dir.lastPathComponent || modified.map({ $0 < dayAgo }) == true { try? FileManager.default.removeItem(at: folder) }
+        }
         let script = Process()
         script.executableURL = CLI.repoFile("scripts/make-test-videos.sh")
         script.arguments = [dir.path]

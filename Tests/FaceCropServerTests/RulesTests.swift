@@ -229,10 +229,16 @@ struct HTTPRulesTests {
     @Test(
         arguments: [
             (nil, "\"abc\"", false), ("\"abc\"", "\"abc\"", true), ("W/\"abc\"", "\"abc\"", true), ("\"x\", \"abc\"", "\"abc\"", true),
-            ("*", "\"abc\"", true), ("\"abd\"", "\"abc\"", false), ("abc", "\"abc\"", false), ("", "\"abc\"", false),
+            ("*", "\"abc\"", false), ("\"abd\"", "\"abc\"", false), ("abc", "\"abc\"", false), ("", "\"abc\"", false),
         ] as [(String?, String, Bool)])
     func ifNoneMatch(_ row: (String?, String, Bool)) {
         #expect(HTTPRules.matches(ifNoneMatch: row.0, etag: row.1) == row.2)
+    }
+
+    /// `*` matches whatever renders, so the server answers it after rendering (`matches` leaves it out).
+    @Test(arguments: [(nil, false), ("*", true), (" * ", true), ("\"abc\", *", true), ("\"*\"", false), ("\"abc\"", false)] as [(String?, Bool)])
+    func wildcard(_ row: (String?, Bool)) {
+        #expect(HTTPRules.isWildcard(ifNoneMatch: row.0) == row.1)
     }
 
     @Test func etagDependsOnEverything() throws {
@@ -267,6 +273,7 @@ struct HTTPRulesTests {
         ] as [(FaceCropError, Int)])
     func statusOfLibraryErrors(_ row: (FaceCropError, Int)) {
         #expect(ServerError(row.0).status == row.1)
+        #expect(!ServerError(row.0).message.contains("'facecrop "), "the command line's advice is not the server's")
     }
 
     @Test(

@@ -83,6 +83,12 @@ public struct BestFrameFinder: Sendable {
         var isSample: Bool
     }
 
+    /// A frame to analyse is also registered with its window's first frame in one step while the summed drift is
+    /// under twice the stability threshold and this share of the analysis size: there the two frames share most
+    /// of the picture, and the small shifts summed fall short (`StabilityTracker.drift`). Past it the scene is far
+    /// from stable, and each shift is large enough for phase correlation to measure it nearly whole.
+    static let oneStepShare = 0.1
+
     /// What the decoding thread hands over: a frame, whether it follows the previous one, whether to analyse it.
     struct Decoded: Sendable {
         var frame: VideoFrame
@@ -187,7 +193,9 @@ public struct BestFrameFinder: Sendable {
                     tracker.add(shift, span: samples == nil ? 1 : Int(((frame.time - previous.time) * plan.fps).rounded()))
                     starts.append(VideoFrame(time: previous.time, grey: previous.grey, greySize: previous.greySize))
                     starts.removeFirst(starts.count - tracker.history.count)
-                    if item.isSample, tracker.isFull, starts.count > 1 {
+                    if item.isSample, tracker.isFull, starts.count > 1,
+                        tracker.summedDrift.manhattan < min(2 * tracker.threshold, Self.oneStepShare * analysisScale)
+                    {
                         let window = try Registration.shift(from: starts[0], to: frame).shift
                         tracker.measure(Shift(x: window.x * scale, y: window.y * scale))
                     }

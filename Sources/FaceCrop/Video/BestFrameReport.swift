@@ -41,7 +41,7 @@ public struct StabilityFrame: Codable, Sendable, Hashable {
     public var shift: Shift?
     /// Phase-correlation peak, 0...1.
     public var response: Double?
-    /// Manhattan length of the summed shifts over the window.
+    /// Manhattan length of the window's drift (`StabilityTracker.drift`).
     public var drift: Double?
     /// Whether the scene was stable here: a full window of shifts whose drift is under the threshold.
     public var stable: Bool
@@ -156,7 +156,7 @@ public struct VideoAnalysisInfo: Codable, Sendable {
 
 /// The stability settings a best frame was chosen with: threshold, window length, `--stable-only`.
 public struct StabilitySettings: Codable, Sendable {
-    /// Drift (Manhattan length of the summed shifts) under which the scene is stable, in analysis pixels.
+    /// Drift (Manhattan length, `StabilityTracker.drift`) under which the scene is stable, in analysis pixels.
     public var threshold: Double
     /// Frames whose shifts are summed for stability.
     public var history: Int
@@ -182,7 +182,8 @@ public struct FrameReport: Codable, Sendable {
     public var shift: Shift?
     /// Phase-correlation peak, 0...1 (how sure `shift` is); absent with `shift`.
     public var response: Double?
-    /// Manhattan length of the summed shifts of the stability window, in analysis pixels; absent with `shift`.
+    /// Manhattan length of the stability window's drift (`StabilityTracker.drift`), in analysis pixels; absent with
+    /// `shift`.
     public var drift: Double?
     /// Whether the scene was stable at this frame; absent for the still.
     public var stable: Bool?

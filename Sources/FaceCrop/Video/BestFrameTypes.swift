@@ -11,7 +11,8 @@ public struct VideoOptions: Sendable {
     public var everyFrame = false
     /// Score only frames where the scene is stable (the Live Photo's still always counts).
     public var stableOnly = false
-    /// Manhattan length of the summed shifts under which the scene is stable, in analysis pixels.
+    /// Manhattan length of the window's drift (`StabilityTracker.drift`) under which the scene is stable, in
+    /// analysis pixels.
     public var stabilityThreshold = 20.0
     /// Frames whose shifts are summed for stability (Apple's sample: 15).
     public var historyLength = 15
@@ -59,7 +60,7 @@ public struct FrameAnalysis: Sendable {
     public var shift: Shift?
     /// Phase-correlation peak, 0...1 (how sure `shift` is); nil with `shift`.
     public var response: Double?
-    /// The summed shifts of the stability window, and whether the scene was stable (nil for the still).
+    /// The stability window's drift (`StabilityTracker.drift`), and whether the scene was stable (nil for the still).
     public var drift: Shift?
     /// Whether the scene was stable at this frame (never before the window is full); nil for the still.
     public var stable: Bool?
