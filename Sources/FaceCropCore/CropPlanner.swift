@@ -94,7 +94,7 @@ public enum CropPlanner {
     /// offset = margin + (mean x − min x); region = (mean x − offset, mean y − offset,
     /// mean width + 2·offset, mean height + 2·offset). Without faces, an empty rectangle at the origin.
     public static func averageRegion(faces: [Rect], margin: Double) -> Rect {
-        guard !faces.isEmpty else { return Rect(x: 0, y: 0, width: 0, height: 0) }
+        guard !faces.isEmpty else { return .zero }
         let n = Double(faces.count)
         let meanX = faces.map(\.x).reduce(0, +) / n
         let meanY = faces.map(\.y).reduce(0, +) / n
@@ -124,7 +124,7 @@ public enum CropPlanner {
             return averageRegion(faces: faces, margin: margin)
         case .all, .largest:
             let chosen = targets(of: strategy, faces: faces).map { faces[$0].outsetBy(margin) }
-            guard let first = chosen.first else { return Rect(x: 0, y: 0, width: 0, height: 0) }
+            guard let first = chosen.first else { return .zero }
             return chosen.dropFirst().reduce(first) { $0.union($1) }
         }
     }

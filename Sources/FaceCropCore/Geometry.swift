@@ -32,6 +32,9 @@ public struct Rect: Hashable, Sendable, Codable {
         self.height = height
     }
 
+    /// The empty rectangle at the origin.
+    public static let zero = Rect(x: 0, y: 0, width: 0, height: 0)
+
     /// `x`: the left edge (not standardised as `CGRect`'s is: with a negative width it is the right one).
     public var minX: Double { x }
     /// `y`: the top edge in pixels, the bottom one in normalized coordinates (not standardised either).
