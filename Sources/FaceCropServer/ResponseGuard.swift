@@ -1,4 +1,4 @@
-// Two ways a connection could end badly, guarded in one handler placed before Hummingbird's own.
+// Three ways a connection could end badly, guarded in handlers placed before Hummingbird's own.
 // - Requests carry no body here, but a client may announce one and send it a byte at a time. Hummingbird reads
 //   a request's unread body after answering it, to reach the next request on the connection, and every byte
 //   restarts the idle timeout: such clients could hold every connection (--max-connections) for as long as they
@@ -6,9 +6,13 @@
 // - On a graceful shutdown (and an idle timeout) Hummingbird closes a connection right after writing its last
 //   response, and a close drops what the socket has not taken yet: the end of a large image. So a close waits
 //   for the writes before it to reach the socket, for at most `closeDelayLimit`.
+// - An HTTP/1.0 client that does not ask to keep its connection expects it closed after the response (RFC 9112
+//   §9.3), and Hummingbird's version-free HTTP types cannot tell: `HTTP10Close`, on NIO's own HTTP/1 parts.
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// Closes its connection once a response is written while the request's body is still arriving (the response
 /// says `Connection: close`), and lets a close wait for the writes before it.
@@ -29,6 +33,13 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var unwritten = 0
     /// A close waiting for the writes: later closes (an idle timeout, then a shutdown) wait for it too.
     private var closing: EventLoopFuture<Void>?
+
+    /// Puts `HTTP10Close` before Hummingbird's conversion to version-free HTTP types.
+    func handlerAdded(context: ChannelHandlerContext) {
+        let pipeline = context.pipeline.syncOperations
+        guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
+        try? pipeline.addHandler(HTTP10Close(), position: .before(codec.handler))
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -73,6 +84,43 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
         pending.whenComplete { _ in
             deadline.cancel()
             bound.value.close(mode: mode, promise: closed)
+        }
+    }
+}
+
+/// Closes the connection after the response to an HTTP/1.0 request that does not ask to keep it (its
+/// response says `Connection: close`). Requests may be pipelined: one entry per request read and not yet answered.
+final class HTTP10Close: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Per request read and not yet answered, in order: whether its response ends the connection.
+    private var closes: [Bool] = []
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) { closes.append(head.version == .http1_0 && !head.isKeepAlive) }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let part = unwrapOutboundIn(data)
+        guard closes.first == true else {
+            if case .end = part, !closes.isEmpty { closes.removeFirst() }
+            return context.write(data, promise: promise)
+        }
+        switch part {
+        case .head(var head):
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .body: context.write(data, promise: promise)
+        case .end:
+            closes.removeFirst()
+            let written = promise ?? context.eventLoop.makePromise()
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
+            context.write(data, promise: written)
         }
     }
 }

@@ -300,6 +300,28 @@ struct ServerTests {
         }
     }
 
+    /// HTTP/1.0 closes the connection after the response unless the request asks to keep it.
+    @Test func http10ClosesUnlessKeptAlive() async throws {
+        try await withServer(LiveServer.configuration(root: nil) { $0.idleTimeout = .seconds(30) }) { s async throws in
+            let fd = try connection(port: s.port, sending: "GET /health HTTP/1.0\r\n\r\n")
+            defer { close(fd) }
+            let start = ContinuousClock.now
+            let text = String(decoding: try await receiveUntilClosed(fd, timeout: .seconds(20)), as: UTF8.self)
+            #expect(text.contains(" 200 ") && text.lowercased().contains("connection: close"), "\(text)")
+            #expect(ContinuousClock.now - start < .seconds(10), "closed after \(ContinuousClock.now - start)")
+
+            let keepAlive = "GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+            let kept = try connection(port: s.port, sending: keepAlive + keepAlive)
+            defer { close(kept) }
+            var answers = ""
+            while answers.components(separatedBy: " 200 ").count < 3, let part = try await receive(kept, timeout: .seconds(10)), !part.isEmpty {
+                answers += String(decoding: part, as: UTF8.self)
+            }
+            #expect(answers.components(separatedBy: " 200 ").count == 3 && !answers.lowercased().contains("connection: close"), "\(answers)")
+            #expect(try await receive(kept, timeout: .milliseconds(500)) == nil, "the connection stays open")
+        }
+    }
+
     /// A graceful shutdown finishes the responses in flight to their last byte, also one much larger than the
     /// socket's buffer that the client has not read yet when the server closes the connection: a shutdown while
     /// the image is made, and one while the close of an idle timeout waits for the image to be read.
