@@ -148,7 +148,10 @@ std::vector<OCVFace> yunet_detect(OCVDetector &d, const cv::Mat &bgr, float thre
 // CenterFace: one heatmap of face centres at stride 4 with, per cell, the box's log size, the centre's sub-cell
 // offset and 5 landmarks relative to the box. The input is padded (bottom/right, zeros) to multiples of 32.
 std::vector<OCVFace> centerface_detect(OCVDetector &d, const cv::Mat &rgb, float threshold) {
-    const cv::Size pad = padded_size(rgb.cols, rgb.rows);
+    // At least 64 each way: with a side of 32 (one cell at stride 32), OpenCV 4.6 runs the built-in split net
+    // non-deterministically (now and then dozens of "faces" in a blank strip); the published net does not.
+    cv::Size pad = padded_size(rgb.cols, rgb.rows);
+    pad = cv::Size(std::max(pad.width, 64), std::max(pad.height, 64));
     if (d.net_size != pad) {
         if (d.keep_spare && d.spare_size == pad) {
             std::swap(d.net, d.spare);

@@ -63,6 +63,10 @@ public struct StabilityTracker: Hashable, Sendable {
         history.reduce(Shift(x: 0, y: 0)) { Shift(x: $0.x + $1.x, y: $0.y + $1.y) }
     }
 
+    /// The most frames one shift counts for: a longer span counts as this many (the window's count of frames
+    /// cannot overflow).
+    public static let longestSpan = 1 << 20
+
     /// The window's drift registered in one step, from the frame its first shift starts at to its last frame
     /// (`measure(_:)`); nil until then, and again after each `add`.
     public private(set) var measuredDrift: Shift?
@@ -86,10 +90,10 @@ public struct StabilityTracker: Hashable, Sendable {
     @discardableResult
     public mutating func add(_ shift: Shift, span: Int = 1) -> Bool {
         history.append(shift)
-        spans.append(max(1, span))
+        spans.append(min(max(1, span), Self.longestSpan))
         measuredDrift = nil
         // The oldest shift leaves once the others span the window without it.
-        while frames - spans[0] >= historyLength {
+        while spans.count > 1, frames - spans[0] >= historyLength {
             spans.removeFirst()
             history.removeFirst()
         }
@@ -153,9 +157,9 @@ public enum FrameSelection {
     /// frame, then the earlier), picked at least `spacing` seconds apart while there are enough of them, so
     /// that frames a blink spoils cannot take every place; with `stableOnly`, stable frames only. When no
     /// frame that may be chosen has a screened face (faces the screen's detector misses), `count` of them
-    /// spread evenly over the video. Indices in time order.
+    /// spread evenly over the video. Indices in time order; none when `times` does not give one time per candidate.
     public static func finalists(_ candidates: [FrameCandidate], times: [Double], count: Int, spacing: Double, stableOnly: Bool) -> [Int] {
-        precondition(times.count == candidates.count)
+        guard times.count == candidates.count else { return [] }
         let eligible = candidates.indices.filter { !stableOnly || candidates[$0].stable == true }
         guard count > 0, !eligible.isEmpty else { return [] }
         let scores = scores(candidates)

@@ -186,9 +186,7 @@ struct Batch: ParsableCommand {
             }
         }
         let chosen = shardIndex.map { BatchInputs.shard(all, index: $0.index, count: $0.count) } ?? all
-        var cropper = try detection.makeCropper(quality: settings.crop.minQuality != nil)
-        // Each job holds one analysis at a time: the jobs' whole-frame decodes share --max-decode-memory.
-        cropper.decodeBudget = DecodeBudget(limit: cropper.maxDecodeMemory)
+        let cropper = try detection.makeCropper(quality: settings.crop.minQuality != nil)
         let runner = BatchRunner(cropper: cropper, settings: settings)
         if !dryRun { _ = runner.removeStaleTemporaryFiles() }
 

@@ -104,6 +104,19 @@ struct StabilityTrackerTests {
         #expect(tracker.measuredDrift == nil && tracker.isStable == (15 * row.summed < 20))
     }
 
+    /// A caller's window of no frames, or spans past counting, keep one shift at least and never overflow.
+    @Test func hostileWindowsAndSpans() {
+        for history in [0, -1, Int.min] {
+            var tracker = StabilityTracker(historyLength: history)
+            #expect(tracker.add(Shift(x: 1, y: 0)) && tracker.add(Shift(x: 30, y: 0)) == false)
+            #expect(tracker.history == [Shift(x: 30, y: 0)])
+        }
+        var tracker = StabilityTracker(historyLength: Int.max)
+        for _ in 0..<3 { tracker.add(Shift(x: 0, y: 0), span: .max) }
+        #expect(!tracker.isFull && tracker.history.count == 3)
+        #expect(FrameSelection.finalists([FrameCandidate(faceScores: [0.5], stable: true)], times: [], count: 3, spacing: 0, stableOnly: false) == [])
+    }
+
     @Test func driftIsTheSumOfTheWindow() {
         var tracker = StabilityTracker(historyLength: 2)
         tracker.add(Shift(x: 100, y: 100))

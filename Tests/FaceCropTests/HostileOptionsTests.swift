@@ -104,16 +104,46 @@ extension HostileOptionsTests {
         ] {
             var hostile = finder
             change(&hostile.options)
-            do throws(VideoError) {
-                _ = try hostile.analyze("no-such-clip.mp4")
-                Issue.record("hostile video options were accepted")
-            } catch {
-                guard case .image(.invalidSetting) = error else {
-                    Issue.record("\(error)")
-                    continue
-                }
+            Self.expectInvalidSetting { () throws(VideoError) in _ = try hostile.analyze("no-such-clip.mp4") }
+            Self.expectInvalidSetting { () throws(VideoError) in _ = try BestFrameFinder.stability("no-such-clip.mp4", options: hostile.options) }
+        }
+        // The cropper's own settings too (an analysis size sizes every frame), and stability's.
+        for size in [0, Int.max] {
+            let hostile = try BestFrameFinder(cropper: FaceCropper(detector: Fixtures.detector, analysisSize: size), quality: QualityAnalyzer(landmarks: nil))
+            Self.expectInvalidSetting { () throws(VideoError) in _ = try hostile.analyze("no-such-clip.mp4") }
+            Self.expectInvalidSetting { () throws(VideoError) in
+                _ = try BestFrameFinder.stability("no-such-clip.mp4", options: VideoOptions(), analysisSize: size)
             }
         }
+        Self.expectInvalidSetting { () throws(VideoError) in
+            _ = try BestFrameFinder.stability("no-such-clip.mp4", options: VideoOptions(), maxPixels: 0)
+        }
+    }
+
+    static func expectInvalidSetting(_ body: () throws(VideoError) -> Void) {
+        do throws(VideoError) {
+            try body()
+            Issue.record("hostile settings were accepted")
+        } catch {
+            if case .image(.invalidSetting) = error { return }
+            Issue.record("\(error)")
+        }
+    }
+
+    /// Pixels and faces a caller hands over are checked, never trusted to agree.
+    @Test func callerPixelsAndFacesAreChecked() throws {
+        #expect(throws: FaceCropError.self) { try RGBImage(width: 2, height: 2, pixels: [UInt8](repeating: 0, count: 11)) }
+        for (w, h) in [(0, 2), (-1, -1), (Int.max, 2), (1 << 40, 1 << 40)] {
+            #expect(throws: FaceCropError.self, "\(w)x\(h)") { try RGBImage(width: w, height: h, pixels: [0, 0, 0]) }
+            #expect(throws: FaceCropError.self, "\(w)x\(h)") { try RGBImage(width: w, height: h, fill: .white) }
+        }
+        let frame = try RGBImage(width: 64, height: 48, fill: .white)
+        let analyzer = try QualityAnalyzer(landmarks: nil)
+        let hostile = [
+            Rect(x: .nan, y: 0.4, width: 0.2, height: 0.2), Rect(x: 1e17, y: 0, width: 1e18, height: .infinity), Rect(x: -5, y: -5, width: 0, height: 0),
+        ]
+        let scores = try analyzer.screen(frame, faces: hostile.map { FaceObservation(boundingBox: $0, confidence: 0.9) }, detector: .yunet)
+        #expect(scores.count == hostile.count)
     }
 }
 
@@ -125,7 +155,7 @@ extension HostileOptionsTests {
         for count in [10_000, 1 << 31, Int.max] {
             #expect(throws: FaceCropError.self, "\(count) tiles") { try ContactSheet.check(count: count, path: "s.jpg") }
         }
-        let tile = ContactSheet.Tile(image: RGBImage(width: 4, height: 4, fill: .white), caption: ["x"])
+        let tile = ContactSheet.Tile(image: try RGBImage(width: 4, height: 4, fill: .white), caption: ["x"])
         for size in [0, -1, 31, 1025, Int.max, Int.min] {
             #expect(throws: FaceCropError.self, "tile size \(size)") { try ContactSheet.render([tile], tileSize: size) }
         }

@@ -13,13 +13,13 @@ public struct BatchRunner: Sendable {
     /// What is made of every input, and where.
     public let settings: BatchSettings
 
-    /// A runner of `settings` with `cropper`.
+    /// A runner of `settings` with `cropper`; its jobs share the cropper's `maxDecodeMemory`.
     public init(cropper: FaceCropper, settings: BatchSettings) {
-        self.cropper = cropper
+        self.cropper = cropper.sharingDecodeMemory()
         self.settings = settings
     }
 
-    /// Processes every input on `jobs` threads; `report` is called (serially) as each finishes. Records come
+    /// Processes every input on `jobs` threads (at most 256); `report` is called (serially) as each finishes. Records come
     /// back in input order. With `failFast`, no new input starts after a failure. The detector keeps its nets
     /// for two input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`): photos of both orientations.
     public func run(_ inputs: [BatchInput], jobs: Int, failFast: Bool, report: @escaping @Sendable (BatchRecord) -> Void) -> [BatchRecord] {

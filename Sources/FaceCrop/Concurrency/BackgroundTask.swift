@@ -1,3 +1,4 @@
+import FaceCropCore
 import Glibc
 import Synchronization
 
@@ -63,11 +64,12 @@ package func runDetached(_ work: @escaping @Sendable () -> Void) {
     if !started { Unmanaged<Job>.fromOpaque(job).takeRetainedValue().run() }
 }
 
-/// Calls `body` for every index in 0..<count on `jobs` threads, each taking the next index in turn. `body`
-/// returns false to start no further indices (those under way finish). Returns when all have finished.
+/// Calls `body` for every index in 0..<count on `jobs` threads (at most 256, `Limits.jobs`), each taking the
+/// next index in turn. `body` returns false to start no further indices (those under way finish). Returns when
+/// all have finished.
 package func concurrentForEach(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> Bool) {
     let next = Mutex((index: 0, stop: false))
-    let workers = (0..<max(1, min(jobs, count))).map { _ in
+    let workers = (0..<max(1, min(jobs, count, Limits.jobs.range.upperBound))).map { _ in
         BackgroundTask {
             while let index = next.withLock({ s -> Int? in
                 guard !s.stop, s.index < count else { return nil }

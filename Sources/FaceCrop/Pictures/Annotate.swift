@@ -21,7 +21,8 @@ public enum Annotator {
         }
         let ignored = analysis.ignoredFaces.map { (face: $0.face, quality: Optional($0.quality), color: Color.ignored) }
         let faces = analysis.faces.enumerated().map { i, face in
-            (face: face, quality: quality?[i], color: quality.map { Color.forScore($0[i].score) } ?? .good)
+            let q = quality.flatMap { i < $0.count ? $0[i] : nil }  // a caller's list may be shorter
+            return (face: face, quality: q, color: q.map { Color.forScore($0.score) } ?? .good)
         }
         for (i, (face, quality, color)) in (faces + ignored).enumerated() {
             let box = face.boundingBox(in: size)

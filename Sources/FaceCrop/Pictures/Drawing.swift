@@ -36,28 +36,47 @@ public struct Color: Hashable, Sendable {
 
 /// Packed 8-bit RGB pixels, origin top-left, rows without padding.
 public struct RGBImage: Hashable, Sendable {
-    /// Width in pixels.
-    public var width: Int
+    /// Width in pixels. Set only with `pixels` (by this module's drawing), so the three always agree.
+    public internal(set) var width: Int
     /// Height in pixels.
-    public var height: Int
+    public internal(set) var height: Int
     /// `width * height * 3` bytes: red, green and blue of each pixel, row by row.
-    public var pixels: [UInt8]
+    public internal(set) var pixels: [UInt8]
 
-    /// The image of `pixels`; traps unless both sides are positive and `pixels` holds `width * height * 3` bytes.
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    /// The image of `pixels`; `.invalidSetting` unless both sides are positive, the pixels at most
+    /// `FaceCropper.defaultMaxPixels`, and `pixels` holds `width * height * 3` bytes.
+    public init(width: Int, height: Int, pixels: [UInt8]) throws(FaceCropError) {
+        try Self.checkSize(width: width, height: height)
+        guard pixels.count == width * height * 3 else {
+            throw .invalidSetting("RGBImage: \(pixels.count) bytes for \(width)x\(height) pixels (\(width * height * 3) needed)")
+        }
+        self.init(trusted: width, height: height, pixels: pixels)
+    }
+
+    /// An image of one colour; `.invalidSetting` unless both sides are positive and the pixels at most
+    /// `FaceCropper.defaultMaxPixels`.
+    public init(width: Int, height: Int, fill: Color) throws(FaceCropError) {
+        try Self.checkSize(width: width, height: height)
+        self.init(trusted: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 3))
+        self.fill(PixelRect(x: 0, y: 0, width: width, height: height), color: fill)
+    }
+
+    /// Pixels this module made to size.
+    init(trusted width: Int, height: Int, pixels: [UInt8]) {
         precondition(width > 0 && height > 0 && pixels.count == width * height * 3, "RGBImage: \(pixels.count) bytes for \(width)x\(height)")
         (self.width, self.height, self.pixels) = (width, height, pixels)
     }
 
-    /// An image of one colour; traps unless both sides are positive.
-    public init(width: Int, height: Int, fill: Color) {
-        self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 3))
-        self.fill(PixelRect(x: 0, y: 0, width: width, height: height), color: fill)
+    private static func checkSize(width: Int, height: Int) throws(FaceCropError) {
+        let limit = FaceCropper.defaultMaxPixels
+        guard width > 0, height > 0, let area = checkedProduct(width, height), area <= limit else {
+            throw .invalidSetting("RGBImage: \(width)x\(height) pixels (each side at least 1, at most \(limit) in all)")
+        }
     }
 
     init(_ image: VipsImage) throws(VipsError) {
         do {
-            self = try image.withRGB8 { rgb, w, h in RGBImage(width: w, height: h, pixels: Array(UnsafeBufferPointer(start: rgb, count: w * h * 3))) }
+            self = try image.withRGB8 { rgb, w, h in RGBImage(trusted: w, height: h, pixels: Array(UnsafeBufferPointer(start: rgb, count: w * h * 3))) }
         } catch let error as VipsError {
             throw error
         } catch {
@@ -101,7 +120,7 @@ public struct RGBImage: Hashable, Sendable {
             out.withUnsafeMutableBufferPointer { ocv_shrink_rgb(p.baseAddress, Int32(width), Int32(height), $0.baseAddress, Int32(w), Int32(h)) }
         }
         guard rc == 0 else { throw .imageProcessing("a \(width)x\(height) picture could not be shrunk to \(w)x\(h)") }
-        return RGBImage(width: w, height: h, pixels: out)
+        return RGBImage(trusted: w, height: h, pixels: out)
     }
 
     /// The size that fits a `box` x `box` square, or nil when this one already does.

@@ -84,7 +84,7 @@ public enum ContactSheet {
         try check(l, count: tiles.count, path: "contact sheet")
         let (cols, cellWidth, cellHeight, lineHeight) = (l.cols, l.cellWidth, l.cellHeight, l.lineHeight)
         let (width, height) = (cols * cellWidth + padding, l.rows * cellHeight + padding)
-        var sheet = RGBImage(width: width, height: height, fill: .white)
+        var sheet = try RGBImage(width: width, height: height, fill: .white)
         for (i, tile) in tiles.enumerated() {
             let x = padding + (i % cols) * cellWidth
             let y = padding + (i / cols) * cellHeight

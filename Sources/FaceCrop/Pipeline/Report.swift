@@ -212,7 +212,7 @@ extension FaceCropper {
                 quality: quality, landmarkRegions: landmarks ? quality?.landmarks?.mapped { $0.rounded(6) } : nil)
         }
         let quality = quality ?? analysis.quality
-        let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality?[i]) }
+        let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality.flatMap { i < $0.count ? $0[i] : nil }) }
         let ignored = analysis.ignoredFaces.map { faceReport($0.face, $0.quality) }
         var timings = analysis.timings
         for k in [\Timings.load, \.detect, \.quality, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }

@@ -171,15 +171,16 @@ public final class QualityAnalyzer: Sendable {
         return quality
     }
 
-    /// The square cut measured around a face's box: `cropScale` face sizes wide, clamped to the image.
+    /// The square cut measured around a face's box: `cropScale` face sizes wide, clamped to the image (at
+    /// least one pixel, inside it, whatever the box: a caller's may be huge or not finite).
     static func cut(around box: Rect, in size: ImageSize) -> PixelRect {
         let side = cropScale * max(box.width, box.height)
         let square = Rect(x: box.midX - side / 2, y: box.midY - side / 2, width: side, height: side).intersection(size.bounds)
-        let x0 = Int(square.minX.rounded(.down))
-        let y0 = Int(square.minY.rounded(.down))
+        let x0 = clampedInt(square.minX, in: 0...max(0, size.width - 1), rounding: .down)
+        let y0 = clampedInt(square.minY, in: 0...max(0, size.height - 1), rounding: .down)
         return PixelRect(
-            x: x0, y: y0, width: max(1, min(size.width, Int(square.maxX.rounded(.up))) - x0),
-            height: max(1, min(size.height, Int(square.maxY.rounded(.up))) - y0))
+            x: x0, y: y0, width: max(1, clampedInt(square.maxX, in: 0...size.width, rounding: .up) - x0),
+            height: max(1, clampedInt(square.maxY, in: 0...size.height, rounding: .up) - y0))
     }
 
     /// The height sharpness is measured at: the cut's own, within `measureHeight`...`sharpnessHeight`.
@@ -209,7 +210,9 @@ public final class QualityAnalyzer: Sendable {
         let region = Rect(
             x: max(visible.minX, visible.midX - side / 2), y: max(visible.minY, visible.midY - side / 2),
             width: min(visible.width, side), height: min(visible.height, side))
-        let display = PixelRect(x: Int(region.minX), y: Int(region.minY), width: Int(region.width), height: Int(region.height))
+        let display = PixelRect(
+            x: clampedInt(region.minX, in: 0...size.width, rounding: .down), y: clampedInt(region.minY, in: 0...size.height, rounding: .down),
+            width: clampedInt(region.width, in: 0...size.width, rounding: .down), height: clampedInt(region.height, in: 0...size.height, rounding: .down))
         guard display.width >= 24, display.height >= 24 else { return 1 }
         var stored = analysis.orientation.storedRect(forDisplay: display, storedSize: analysis.storedSize)
         let dx = stored.x % 8

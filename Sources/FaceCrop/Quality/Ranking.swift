@@ -51,7 +51,7 @@ public struct Ranking: Codable, Sendable {
 }
 
 extension FaceCropper {
-    /// Ranks `paths`, `jobs` at a time. With `thumbnails`, also returns each readable image's picture
+    /// Ranks `paths`, `jobs` at a time (at most 256; their whole-frame decodes share `maxDecodeMemory`). With `thumbnails`, also returns each readable image's picture
     /// (faces drawn) fitting that many pixels, for a contact sheet. Needs `qualityAnalyzer`. `progress` is
     /// called (serially) as each image is done, with whether it failed. The detector keeps its nets for two
     /// input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`), as a batch does.
@@ -61,10 +61,11 @@ extension FaceCropper {
         detector.keepsNetsForTwoSizes(true)
         defer { detector.keepsNetsForTwoSizes(false) }
         let outcomes = Mutex([Result<(ImageQuality?, RGBImage?), FaceCropError>?](repeating: nil, count: paths.count))
+        let cropper = sharingDecodeMemory()
         concurrentForEach(paths.count, jobs: jobs) { i in
             let outcome = Result { () throws(FaceCropError) -> (ImageQuality?, RGBImage?) in
-                var analysis = try analyze(paths[i])
-                try measureQuality(&analysis)
+                var analysis = try cropper.analyze(paths[i])
+                try cropper.measureQuality(&analysis)
                 let faces = analysis.quality ?? []
                 let picture = try thumbnails.map { (box) throws(FaceCropError) in try Annotator.thumbnail(analysis, quality: faces, box: box) }
                 return (ImageQuality(faces), picture)

@@ -226,7 +226,12 @@ public struct BestFrameFinder: Sendable {
     /// frames, every frame is scored in full at once.
     public func analyze(_ input: String) throws(VideoError) -> VideoAnalysis {
         let start = ContinuousClock.now
-        do { try options.check() } catch { throw .image(error) }
+        do {
+            try options.check()
+            try cropper.checkSettings()
+        } catch {
+            throw .image(error)
+        }
         let resolved = try Self.resolve(input, includeStill: options.includeStill)
         // A Live Photo's still is read and searched on a thread of its own meanwhile.
         let cropper = cropper
@@ -505,6 +510,9 @@ public struct BestFrameFinder: Sendable {
     /// The chosen candidate at full resolution, ready for `FaceCropper.plan` and `write`: a video frame decoded
     /// again at the video's display size, or the still as read.
     public func fullResolution(_ analysis: VideoAnalysis, index: Int) throws(VideoError) -> Analysis {
+        guard analysis.frames.indices.contains(index) else {
+            throw .image(.invalidSetting("Expected a frame index from 0 to \(analysis.frames.count - 1) but received '\(index)'."))
+        }
         let candidate = analysis.frames[index]
         if candidate.isStill, var still = analysis.still {
             still.quality = candidate.quality

@@ -8,6 +8,13 @@ extension BestFrameFinder {
     public static func stability(
         _ input: String, options: VideoOptions, analysisSize: Int = 640, maxPixels: Int = FaceCropper.defaultMaxPixels
     ) throws(VideoError) -> StabilityReport {
+        do {
+            try options.check()
+            try checkSetting(analysisSize, Limits.detectSize, "analysisSize")
+            try checkSetting(maxPixels, Limits.pixels, "maxPixels")
+        } catch {
+            throw .image(error)
+        }
         let resolved = try resolve(input, includeStill: false)
         let decoder = try open(resolved.video, options: options, maxPixels: maxPixels)
         let info = decoder.info

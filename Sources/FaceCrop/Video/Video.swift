@@ -98,15 +98,15 @@ public struct VideoInfo: Codable, Sendable, Hashable {
 
 /// One decoded frame in display orientation, with its time in seconds: in greyscale at the registration
 /// size, and in RGB at the analysis size when it is a frame to analyse.
-public struct VideoFrame: Sendable {
+struct VideoFrame: Sendable {
     /// Seconds from the start.
-    public var time: Double
+    var time: Double
     /// RGB at the analysis size; nil for a frame that is only registered.
-    public var image: RGBImage?
+    var image: RGBImage?
     /// 8-bit greyscale at the registration size (`greySize`), row by row.
-    public var grey: [UInt8]
+    var grey: [UInt8]
     /// The size of `grey`, in pixels.
-    public var greySize: ImageSize
+    var greySize: ImageSize
     /// The decoded frame itself, kept when asked for (a frame to analyse), for a full-resolution copy later.
     var kept: KeptFrame?
 }
@@ -131,7 +131,7 @@ final class KeptFrame: @unchecked Sendable {
             pixels.withUnsafeMutableBufferPointer { video_kept_convert(pointer, Int32(size.width), Int32(size.height), $0.baseAddress, error, errorSize) }
         }
         guard rc == VIDEO_OK else { throw .decoder("the chosen frame could not be converted: \(message)") }
-        return RGBImage(width: size.width, height: size.height, pixels: pixels)
+        return RGBImage(trusted: size.width, height: size.height, pixels: pixels)
     }
 }
 
@@ -182,7 +182,7 @@ final class VideoDecoder: @unchecked Sendable {
         }
         if rc == VIDEO_END { return nil }
         guard rc == VIDEO_OK else { throw Self.error(rc, path: path, message: message) }
-        let image = converted != 0 ? RGBImage(width: rgb!.width, height: rgb!.height, pixels: pixels) : nil
+        let image = converted != 0 ? RGBImage(trusted: rgb!.width, height: rgb!.height, pixels: pixels) : nil
         let kept = keep && converted != 0 ? KeptFrame(video_keep(pointer)) : nil
         return VideoFrame(time: frameTime, image: image, grey: greyPixels, greySize: grey, kept: kept)
     }
