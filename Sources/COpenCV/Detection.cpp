@@ -283,8 +283,36 @@ extern "C" OCVDetector *ocv_centerface_create(const char *model_path, int read_o
     });
 }
 
+// The deepest nesting in a cascade file, of XML elements and of JSON or YAML brackets (not string-aware: a
+// cascade's text holds none). OpenCV's FileStorage parses nesting by recursion, so a file of tens of thousands
+// of levels (a few hundred kB) overflows the stack; real cascades nest a handful deep.
+static size_t nesting_depth(const char *path) {
+    std::FILE *f = std::fopen(path, "rb");
+    if (!f) return 0;
+    size_t depth = 0, deepest = 0;
+    int previous = 0, c;
+    while ((c = std::fgetc(f)) != EOF) {
+        if (previous == '<') {
+            if (c == '/') depth = depth > 0 ? depth - 1 : 0;
+            else if (c != '?' && c != '!') depth++;
+        } else if (c == '>' && previous == '/') {
+            depth = depth > 0 ? depth - 1 : 0;  // <empty/>
+        } else if (c == '[' || c == '{') {
+            depth++;
+        } else if (c == ']' || c == '}') {
+            depth = depth > 0 ? depth - 1 : 0;
+        }
+        deepest = std::max(deepest, depth);
+        previous = c;
+    }
+    std::fclose(f);
+    return deepest;
+}
+
 extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size) {
     return create(OCVDetector::haar, error, error_size, [&](OCVDetector &detector) {
+        if (nesting_depth(cascade_path) > 256)
+            throw std::runtime_error(std::string("the Haar cascade '") + cascade_path + "' nests deeper than any cascade does");
         if (!detector.cascade.load(cascade_path))
             throw std::runtime_error(std::string("cannot load the Haar cascade '") + cascade_path + "'");
     });

@@ -24,6 +24,8 @@
 
 // The FFmpeg functions the shim calls, as pointers into the libraries opened by ff_load.
 #define FF_FUNCTIONS(X) \
+    X(av_dict_free) \
+    X(av_dict_set) \
     X(av_display_rotation_get) \
     X(av_find_best_stream) \
     X(av_frame_clone) \
@@ -259,12 +261,24 @@ static int is_isobmff(const char *path) {
     return n == sizeof head && memcmp(head + 4, "ftyp", 4) == 0;
 }
 
+// Opens `path` with the demuxers of the containers facecrop reads, from local files only: FFmpeg would otherwise
+// take a playlist or a concat list named .mp4 (HLS, ffconcat) and open whatever files or URLs it names, a FIFO
+// among them, without facecrop's checks.
+static int open_input(AVFormatContext **format, const char *path) {
+    AVDictionary *options = NULL;
+    ff.av_dict_set(&options, "format_whitelist", "mov,matroska,avi,mpegts,h264,hevc,ivf", 0);
+    ff.av_dict_set(&options, "protocol_whitelist", "file", 0);
+    int rc = ff.avformat_open_input(format, path, NULL, &options);
+    ff.av_dict_free(&options);
+    return rc;
+}
+
 // A container that does not say how long its video lasts (a raw H.264 stream named .mp4) would slip past
 // --max-duration: its video packets (one per frame) are counted instead, on a second opening of the file,
 // without decoding. At most `limit` are counted (a 512 MiB file holds far fewer).
 static long count_video_frames(const char *path, int stream_index, long limit) {
     AVFormatContext *format = NULL;
-    if (ff.avformat_open_input(&format, path, NULL, NULL) < 0) return -1;
+    if (open_input(&format, path) < 0) return -1;
     long n = -1;
     AVPacket *packet = ff.av_packet_alloc();
     if (packet && ff.avformat_find_stream_info(format, NULL) >= 0) {
@@ -290,7 +304,13 @@ int video_open(const char *path, int threads, int64_t max_pixels, VideoHandle **
         set_error(error, error_size, "out of memory", 0);
         return VIDEO_FAILED;
     }
-    int rc = ff.avformat_open_input(&v->format, path, NULL, NULL);
+    int rc = open_input(&v->format, path);
+    if (rc == AVERROR(EINVAL)) {
+        // The demuxer FFmpeg found is not on open_input's list (a playlist, a concat list, an image sequence...).
+        set_error(error, error_size, "its format is not one facecrop reads: MP4/QuickTime, Matroska/WebM, AVI, MPEG-TS, raw H.264, HEVC or IVF", 0);
+        video_close(v);
+        return VIDEO_NOT_A_VIDEO;
+    }
     if (rc < 0) {
         set_error(error, error_size, "no demuxer could read it", rc);
         video_close(v);

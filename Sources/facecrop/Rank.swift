@@ -64,6 +64,11 @@ struct Rank: ParsableCommand {
                     try BatchRunner.makeDirectories(copyTo)
                     if access(copyTo, W_OK) != 0 { throw .outputNotWritable(copyTo, reason: String(cString: strerror(errno)).lowercased()) }
                 }
+                // Nor is the sheet among the copies: one named by rank could replace it, or it one of them.
+                if let sheet, let folder = FileIdentity(copyTo), FileIdentity(Self.folder(sheet)) == folder {
+                    throw .invalidSetting(
+                        "--sheet '\(sheet)' is in the --copy-to folder '\(copyTo)', where a copy named by rank could replace it; write it elsewhere.")
+                }
             }
         }
         let cropper = try detection.makeCropper(quality: true)

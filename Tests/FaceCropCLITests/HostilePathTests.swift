@@ -21,6 +21,8 @@ struct HostilePathTests {
         ["rank", "photos/a.jpg", "--sheet", "./photos/a.jpg"],
         ["rank", "photos", "--sheet", "photos/../photos/a.jpg"],
         ["rank", "photos", "--copy-to", "photos"],
+        // The sheet among the copies named by rank: either could replace the other.
+        ["rank", "photos", "--copy-to", ".", "--sheet", "01-a.jpg"],
         ["batch", "photos", "--output-dir", "out", "--report", "photos/a.jpg"],
         ["batch", "photos", "--output-dir", "out", "--report", "link.jpg"],
         ["batch", "photos", "--output-dir", "out", "--report", "hard.jpg"],

@@ -306,6 +306,11 @@ struct BestFrameFailureTests {
             message: "Error: Input 'text.mp4' is not a video facecrop can read (no demuxer could read it: Invalid data found when processing input)."),
         Case(args: ["audio.m4v"], status: 65, message: "Error: Input 'audio.m4v' has no video stream."),
         Case(
+            args: ["playlist.mp4"], status: 65,
+            message:
+                "Error: Input 'playlist.mp4' is not a video facecrop can read (its format is not one facecrop reads: MP4/QuickTime, Matroska/WebM, AVI, MPEG-TS, raw H.264, HEVC or IVF)."
+        ),
+        Case(
             args: ["lonely.jpg"], status: 66,
             message:
                 "Error: No video found beside the still 'lonely.jpg' (looked for 'lonely.mov', 'lonely.MOV', 'lonely.mp4', 'lonely.MP4', 'lonely.m4v', 'lonely.M4V')."

@@ -301,5 +301,19 @@ struct DetectorTests {
         #expect(throws: FaceCropError.detector("the model is not a YuNet model (it has no output 'cls_8')")) {
             try FaceDetector(kind: .yunet, modelPath: Fixtures.path("Models/centerface.onnx"))
         }
+        // OpenCV parses a cascade's nesting by recursion: 50,000 levels (350 kB) overflowed the stack.
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func nested(_ open: String, _ close: String) -> String {
+            String(repeating: open, count: 50_000) + "1" + String(repeating: close, count: 50_000)
+        }
+        for (name, text) in [
+            ("deep.xml", "<?xml version=\"1.0\"?>\n<opencv_storage>" + nested("<a>", "</a>") + "</opencv_storage>\n"),
+            ("deep.json", "{\"a\":" + nested("[", "]") + "}"),
+        ] {
+            let path = dir.appendingPathComponent(name).path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            #expect(throws: FaceCropError.self, "\(name)") { try FaceDetector(kind: .haar, modelPath: path) }
+        }
     }
 }
