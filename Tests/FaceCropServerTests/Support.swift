@@ -153,6 +153,26 @@ func connection(port: Int, sending request: String) throws -> Int32 {
     return fd
 }
 
+/// The response to `request`, sent on a connection of its own that the server is to close after it: what came
+/// before the close (or before nothing came for 20 s), and how long that took.
+func answerBeforeClose(port: Int, sending request: String) async throws -> (text: String, after: Duration) {
+    let fd = try connection(port: port, sending: request)
+    defer { close(fd) }
+    let start = ContinuousClock.now
+    let text = String(decoding: try await receiveUntilClosed(fd, timeout: .seconds(20)), as: UTF8.self)
+    return (text, ContinuousClock.now - start)
+}
+
+/// What comes in on `fd` until it holds `count` occurrences of `marker` (one per response), the peer closes the
+/// connection, or nothing comes for 10 s.
+func receive(_ fd: Int32, until count: Int, of marker: String) async throws -> String {
+    var text = ""
+    while text.components(separatedBy: marker).count <= count, let part = try await receive(fd, timeout: .seconds(10)), !part.isEmpty {
+        text += String(decoding: part, as: UTF8.self)
+    }
+    return text
+}
+
 /// Everything that comes in on `fd` until the peer closes the connection, or nothing comes for `timeout`.
 func receiveUntilClosed(_ fd: Int32, timeout: Duration) async throws -> [UInt8] {
     var received = [UInt8]()
