@@ -19,9 +19,9 @@ public struct BatchRunner: Sendable {
         self.settings = settings
     }
 
-    /// Processes every input on `jobs` threads (at most 256); `report` is called (serially) as each finishes. Records come
-    /// back in input order. With `failFast`, no new input starts after a failure. The detector keeps its nets
-    /// for two input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`): photos of both orientations.
+    /// Processes every input on `jobs` threads (at most 256); `report` is called (serially) as each finishes.
+    /// Records come back in input order. With `failFast`, no new input starts after a failure. The detector keeps
+    /// its nets for two input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`): photos of both orientations.
     public func run(_ inputs: [BatchInput], jobs: Int, failFast: Bool, report: @escaping @Sendable (BatchRecord) -> Void) -> [BatchRecord] {
         cropper.detector.keepsNetsForTwoSizes(true)
         defer { cropper.detector.keepsNetsForTwoSizes(false) }

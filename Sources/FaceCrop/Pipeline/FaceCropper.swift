@@ -33,17 +33,9 @@ public struct FaceCropper: Sendable {
     public var singlePassBytes = FaceCropper.defaultSinglePassBytes
     /// 64 MiB: the default `singlePassBytes`.
     public static let defaultSinglePassBytes = 64 << 20
-    /// Shared by the threads of a run (`batch --jobs N`): whole-frame decodes together stay within it. Set it only
-    /// where each thread holds one analysis at a time (see `DecodeBudget`).
+    /// Shared by the threads of a run (`batch`, `rank`; `sharingDecodeMemory`): whole-frame decodes together stay
+    /// within it. Set it only where each thread holds one analysis at a time (see `DecodeBudget`).
     package var decodeBudget: DecodeBudget?
-
-    /// This cropper for a run of several threads, each holding one analysis at a time: their whole-frame decodes
-    /// share `maxDecodeMemory` (a `decodeBudget` of their own unless one is set).
-    package func sharingDecodeMemory() -> FaceCropper {
-        var shared = self
-        if shared.decodeBudget == nil { shared.decodeBudget = DecodeBudget(limit: maxDecodeMemory) }
-        return shared
-    }
     /// Scores faces for `CropOptions.minQuality`, `detect --quality`, `rank` and `annotate`.
     public var qualityAnalyzer: QualityAnalyzer?
     /// Lets go of the detector's working memory (`FaceDetector.releaseWorkingMemory`) as soon as an image's
@@ -61,6 +53,14 @@ public struct FaceCropper: Sendable {
         self.threshold = threshold ?? detector.kind.profile.threshold
         self.analysisSize = analysisSize ?? detector.kind.profile.analysisSize
         self.maxPixels = maxPixels
+    }
+
+    /// This cropper for a run of several threads, each holding one analysis at a time: their whole-frame decodes
+    /// share `maxDecodeMemory` (a `decodeBudget` of their own unless one is set).
+    package func sharingDecodeMemory() -> FaceCropper {
+        var shared = self
+        if shared.decodeBudget == nil { shared.decodeBudget = DecodeBudget(limit: maxDecodeMemory) }
+        return shared
     }
 
     /// The files a run reads, which no output may be (by identity): `inputs` and the detector's model file.

@@ -51,10 +51,11 @@ public struct Ranking: Codable, Sendable {
 }
 
 extension FaceCropper {
-    /// Ranks `paths`, `jobs` at a time (at most 256; their whole-frame decodes share `maxDecodeMemory`). With `thumbnails`, also returns each readable image's picture
-    /// (faces drawn) fitting that many pixels, for a contact sheet. Needs `qualityAnalyzer`. `progress` is
-    /// called (serially) as each image is done, with whether it failed. The detector keeps its nets for two
-    /// input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`), as a batch does.
+    /// Ranks `paths`, `jobs` at a time (at most 256; their whole-frame decodes share `maxDecodeMemory`). With
+    /// `thumbnails`, also returns each readable image's picture (faces drawn) fitting that many pixels, for a
+    /// contact sheet. Needs `qualityAnalyzer`. `progress` is called (serially) as each image is done, with whether
+    /// it failed. The detector keeps its nets for two input sizes meanwhile (`FaceDetector.keepsNetsForTwoSizes`),
+    /// as a batch does.
     public func rank(
         _ paths: [String], jobs: Int, thumbnails: Int? = nil, progress: (@Sendable (_ failed: Bool) -> Void)? = nil
     ) -> (ranking: Ranking, thumbnails: [String: RGBImage]) {
