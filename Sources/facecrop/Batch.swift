@@ -157,8 +157,7 @@ struct Batch: ParsableCommand {
         let kept = collected.leftOut.flatMap {
             BatchInputs.collect([$0], recursive: true, excluding: BatchInputs.Exclusions(files: exclusions.files)).inputs.map(\.path)
         }
-        settings.inputs = InputSet(all.map(\.path) + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles + kept)
-        if inputs.inputList == "-" { settings.inputs.insertStandardInput() }
+        settings.inputs = inputs.protected(all.map(\.path), reading: detection.readFiles + kept)
         try refuseStandardOutputOnto(settings.inputs)
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {

@@ -37,6 +37,14 @@ struct InputArguments: ParsableArguments {
         throw ExitCode(66)
     }
 
+    /// The files a run reads, which no output may replace: the images, the --inputs list (standard input's file
+    /// when the list is `-`: `--inputs - < list.txt`) and the `others` read.
+    func protected(_ images: [String], reading others: [String]) -> InputSet {
+        var set = InputSet(images + (inputList.map { [$0] } ?? []) + others)
+        if inputList == "-" { set.insertStandardInput() }
+        return set
+    }
+
     /// The --inputs list is bounded: at most this many bytes, and lines (paths) of at most PATH_MAX bytes.
     static let maxListBytes = 64 << 20
     static let maxLineBytes = Int(PATH_MAX)

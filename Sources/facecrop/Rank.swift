@@ -41,8 +41,7 @@ struct Rank: ParsableCommand {
         let collected = try inputs.collect()
         try inputs.requireImages(collected)
         let paths = collected.inputs.map(\.path)
-        var protected = InputSet(paths + (inputs.inputList.map { [$0] } ?? []) + detection.readFiles)
-        if inputs.inputList == "-" { protected.insertStandardInput() }
+        let protected = inputs.protected(paths, reading: detection.readFiles)
         try refuseStandardOutputOnto(protected)
         // The sheet and the copies are checked against every input before any work.
         try reportingErrors { () throws(FaceCropError) in
