@@ -95,9 +95,8 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
             let size = bytes < 0 ? "" : " \(bytes) bytes,"
             return "Input '\(p)' is\(size) over the limit of \(limit) bytes; raise it with --max-file-size if you trust this file."
         case .wholeFrameTooLarge(let p, let kind, let w, let h, let bytes, let limit):
-            let mib = bytes == .max ? "more than \(Int.max >> 20)" : "\((bytes + (1 << 20) - 1) >> 20)"
             return
-                "Input '\(p)' is \(kind) of \(w)x\(h) pixels, which is decoded whole in memory: about \(mib) MiB, over the limit of \(limit >> 20) MiB; raise it with --max-decode-memory if you trust this file."
+                "Input '\(p)' is \(kind) of \(w)x\(h) pixels, which is decoded whole in memory: about \(mebibytes(bytes, roundingUp: true)), over the limit of \(mebibytes(limit)); raise it with --max-decode-memory if you trust this file."
         case .noFace(let p): return "No face found in '\(p)'."
         case .unsupportedOutputFormat(let p):
             return "Output '\(p)' has an unsupported extension; use \(ImageFormat.choices(dotted: true))."
@@ -119,4 +118,13 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidSetting(let message): return message
         }
     }
+}
+
+/// A memory size in messages: whole MiB (rounded down, or up for an estimate), or bytes under one MiB, where
+/// "0 MiB" would say nothing.
+func mebibytes(_ bytes: Int, roundingUp: Bool = false) -> String {
+    if bytes < 1 << 20 { return "\(bytes) bytes" }
+    if bytes == .max { return "more than \(Int.max >> 20) MiB" }
+    let whole = bytes >> 20
+    return "\(roundingUp && bytes & ((1 << 20) - 1) != 0 ? whole + 1 : whole) MiB"
 }

@@ -54,6 +54,9 @@ public struct ServerConfiguration: Sendable {
     /// Bytes a whole-frame decoder (progressive JPEG, interlaced PNG, GIF, WebP, HEIF) may take
     /// (`--max-decode-memory`); a source that needs more is answered 413.
     public var maxDecodeMemory = FaceCropper.defaultMaxDecodeMemory
+    /// Bytes an encoder that holds the whole picture (WebP, HEIC, AVIF) may take (`--max-encode-memory`); an
+    /// output that needs more is answered 400.
+    public var maxEncodeMemory = FaceCropper.defaultMaxEncodeMemory
     /// Cache-Control max-age of images and /info documents, in seconds.
     public var maxAge = 31_536_000
     /// Seconds in Retry-After when the server is busy.
@@ -95,6 +98,7 @@ public struct ServerConfiguration: Sendable {
         ("--max-pixels", "FACECROP_MAX_PIXELS", true, "Largest source in pixels (default 268402689)."),
         ("--max-output-pixels", "FACECROP_MAX_OUTPUT_PIXELS", true, "Largest output in pixels (default 268402689)."),
         ("--max-decode-memory", "FACECROP_MAX_DECODE_MEMORY", true, "Bytes a whole-frame decoder may take (default 268435456)."),
+        ("--max-encode-memory", "FACECROP_MAX_ENCODE_MEMORY", true, "Bytes a WebP, HEIC or AVIF encoder may take (default 2147483648)."),
         ("--max-age", "FACECROP_MAX_AGE", true, "Cache-Control max-age in seconds (default 31536000)."),
         ("--retry-after", "FACECROP_RETRY_AFTER", true, "Seconds in Retry-After when busy (default 1)."),
         ("--detector", "FACECROP_DETECTOR", true, "centerface (default), yunet or haar."),
@@ -202,6 +206,7 @@ public struct ServerConfiguration: Sendable {
         if let v = try integer("--max-pixels", Limits.pixels.range) { c.maxPixels = v }
         if let v = try integer("--max-output-pixels", Limits.pixels.range) { c.maxOutputPixels = v }
         if let v = try integer("--max-decode-memory", Limits.bytes.range) { c.maxDecodeMemory = v }
+        if let v = try integer("--max-encode-memory", Limits.bytes.range) { c.maxEncodeMemory = v }
         if let v = try integer("--max-age", 0...(10 * 365 * 86400)) { c.maxAge = v }
         if let v = try integer("--retry-after", 1...3600) { c.retryAfter = v }
         if let text = last("--detector") {

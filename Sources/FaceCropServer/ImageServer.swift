@@ -40,6 +40,7 @@ public final class ImageServer: Sendable {
             detector: detector, threshold: configuration.threshold, analysisSize: configuration.detectSize, maxPixels: configuration.maxPixels)
         cropper.maxFileSize = configuration.maxFileSize
         cropper.maxDecodeMemory = configuration.maxDecodeMemory
+        cropper.maxEncodeMemory = configuration.maxEncodeMemory
         self.cropper = cropper
         admission = Admission(slots: configuration.slots, queue: configuration.queue)
         if let path = configuration.root {
@@ -162,7 +163,9 @@ public final class ImageServer: Sendable {
         let kind = info ? "info" : "image"
         let type = info ? "application/json" : HTTPRules.contentType(format)
         let name = url.source.name
-        if !info { try url.options.checkBeforeWork(format: format, maxOutputPixels: configuration.maxOutputPixels) }
+        if !info {
+            try url.options.checkBeforeWork(format: format, maxOutputPixels: configuration.maxOutputPixels, maxEncodeMemory: configuration.maxEncodeMemory)
+        }
 
         // Local files: the ETag from stat alone, so a 304 costs no read and takes no slot.
         var file: LocalRoot.OpenFile?

@@ -27,8 +27,8 @@ extension ProcessingOptions {
 
     /// Refuses (400), before the source is read, what the URL alone shows cannot be made: `fill` sides outside
     /// 1:10000 to 10000:1, and an output side or size that will be exactly as asked (enlarging, or `force`) beyond
-    /// what `format` holds or `maxOutputPixels`.
-    public func checkBeforeWork(format: ImageFormat, maxOutputPixels: Int) throws(ServerError) {
+    /// what `format` holds, `maxOutputPixels` or what its encoder may take (`maxEncodeMemory`).
+    public func checkBeforeWork(format: ImageFormat, maxOutputPixels: Int, maxEncodeMemory: Int) throws(ServerError) {
         if width > 0, height > 0, resize == .fill || resize == .fillDown {
             let ratio = Double(width) / Double(height)
             guard ratio >= 1 / Limits.maxAspect, ratio <= Limits.maxAspect else {
@@ -43,6 +43,11 @@ extension ProcessingOptions {
         }
         if both, width * height > maxOutputPixels {
             throw .badOptions("The output would be \(width)x\(height) pixels, over the limit of \(maxOutputPixels) output pixels (--max-output-pixels).")
+        }
+        if both, format.encoderMemory(pixels: width * height) > maxEncodeMemory {
+            throw .badOptions(
+                "The output would be \(width)x\(height) pixels, more than the \(format.displayName) encoder may take in memory (--max-encode-memory, \(maxEncodeMemory) bytes)."
+            )
         }
     }
 

@@ -47,7 +47,8 @@ struct Annotate: ParsableCommand {
     /// The whole job, for `run` and the golden tests.
     func perform() throws -> CropReport {
         let options = try cropOptions()
-        let cropper = try detection.makeCropper(quality: !noQuality || options.minQuality != nil, oneImage: true)
+        let cropper = try detection.makeCropper(
+            quality: !noQuality || options.minQuality != nil, oneImage: true, maxEncodeMemory: try common.encode.maxEncodeMemory)
         try refuseStandardOutputOnto(cropper.readFiles([input]))
         let (maxSide, quality) = (try maxSide, ImageFormat(path: output).flatMap { options.quality(for: $0) })
         return try reportingErrors { () throws(FaceCropError) in

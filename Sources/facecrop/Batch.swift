@@ -103,7 +103,7 @@ struct Batch: ParsableCommand {
             for shape in shapes where !specs.contains(OutputSpec(aspect: shape.aspect, size: shape.size, format: format)) {
                 var o = options
                 (o.aspect, o.size) = (shape.aspect, shape.size)
-                try CropArguments.checkOutput(o, format: format, path: "\(outputDir ?? ".")/\(name)")
+                try common.checkOutput(o, format: format, path: "\(outputDir ?? ".")/\(name)")
                 specs.append(OutputSpec(aspect: shape.aspect, size: shape.size, format: format))
             }
         }
@@ -185,7 +185,7 @@ struct Batch: ParsableCommand {
             }
         }
         let chosen = shardIndex.map { BatchInputs.shard(all, index: $0.index, count: $0.count) } ?? all
-        let cropper = try detection.makeCropper(quality: settings.crop.minQuality != nil)
+        let cropper = try detection.makeCropper(quality: settings.crop.minQuality != nil, maxEncodeMemory: try common.encode.maxEncodeMemory)
         let runner = BatchRunner(cropper: cropper, settings: settings)
         if !dryRun { _ = runner.removeStaleTemporaryFiles() }
 

@@ -113,7 +113,7 @@ struct BestFrame: ParsableCommand {
         _ = (try frames, try finalists, try video.options(frames: try frames, everyFrame: everyFrame))
         if let output { try Crop.checkExtension(output) }
         if let contactSheet { try Crop.checkExtension(contactSheet, option: "--contact-sheet") }
-        if let output { try CropArguments.checkOutput(options, format: ImageFormat(path: output), path: output) }
+        if let output { try common.checkOutput(options, format: ImageFormat(path: output), path: output) }
     }
 
     var cropped: Bool { aspect != nil || size != nil || width != nil }
@@ -135,12 +135,16 @@ struct BestFrame: ParsableCommand {
                 try BestFrameFinder.checkOutputs(outputs, input: input, resolved: resolved, alsoRead: detection.readFiles)
             }
         }
+        let maxEncodeMemory = try common.encode.maxEncodeMemory
         if let contactSheet, !everyFrame {  // the sampled frames and the still; every frame is bounded by --max-frames
-            try reportingErrors { () throws(FaceCropError) in try ContactSheet.check(count: options.frames + 1, path: contactSheet) }
+            try reportingErrors { () throws(FaceCropError) in
+                try ContactSheet.check(count: options.frames + 1, path: contactSheet, maxEncodeMemory: maxEncodeMemory)
+            }
         }
         // The landmark model and CenterFace's net are loaded after decoding, for the finalists: decoding and they
         // never share the memory.
-        let cropper = try detection.makeCropper(quality: true, landmarksOnFirstUse: true, detectorOnFirstUse: true)
+        let cropper = try detection.makeCropper(
+            quality: true, landmarksOnFirstUse: true, detectorOnFirstUse: true, maxEncodeMemory: maxEncodeMemory)
         let finder = BestFrameFinder(cropper: cropper, quality: cropper.qualityAnalyzer!, options: options)
         let start = ContinuousClock.now
         let analyzed = Result { () throws(VideoError) in try finder.analyze(input) }

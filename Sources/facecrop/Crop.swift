@@ -50,7 +50,7 @@ struct Crop: ParsableCommand {
         } else if format != nil {
             throw ValidationError("--format is for '-o -'; a file's format follows its extension.")
         }
-        try CropArguments.checkOutput(options, format: try outputFormat, path: output ?? "")
+        try common.checkOutput(options, format: try outputFormat, path: output ?? "")
     }
 
     /// The output's format: from --format for standard output, else from the extension.
@@ -116,7 +116,7 @@ struct Crop: ParsableCommand {
     func run() throws {
         Interruption.install()
         let options = try cropOptions()
-        let cropper = try detection.makeCropper(quality: options.minQuality != nil, oneImage: true)
+        let cropper = try detection.makeCropper(quality: options.minQuality != nil, oneImage: true, maxEncodeMemory: try common.encode.maxEncodeMemory)
         var protected = cropper.readFiles(input == "-" ? [] : [input])
         if input == "-" { protected.insertStandardInput() }
         try refuseStandardOutputOnto(protected)

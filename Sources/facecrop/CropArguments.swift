@@ -32,6 +32,8 @@ struct CropArguments: ParsableArguments {
         name: .customLong("max-output-pixels"), parsing: .unconditional, help: "Refuse outputs with more pixels than this (width x height), before any work.")
     var maxOutputPixelsText = NumberText(FaceCropper.defaultMaxPixels)
 
+    @OptionGroup var encode: EncodeOptions
+
     /// --quality N (every format) and FORMAT=N (one format), each at most once.
     var qualities: (all: Int?, byFormat: [ImageFormat: Int]) {
         get throws {
@@ -107,9 +109,9 @@ struct CropArguments: ParsableArguments {
         return aspect
     }
 
-    /// Refuses, before any work, an output size the format cannot hold or over --max-output-pixels: an exact
-    /// size, or a width whose height follows from a fixed aspect.
-    static func checkOutput(_ options: CropOptions, format: ImageFormat?, path: String) throws {
+    /// Refuses, before any work, an output size the format cannot hold, over --max-output-pixels or over
+    /// --max-encode-memory: an exact size, or a width whose height follows from a fixed aspect.
+    func checkOutput(_ options: CropOptions, format: ImageFormat?, path: String) throws {
         let side = format?.maxDimension ?? Limits.maxSide
         var size: ImageSize?
         switch options.size {
@@ -133,10 +135,22 @@ struct CropArguments: ParsableArguments {
             }
             return
         }
+        let maxEncodeMemory = try encode.maxEncodeMemory
         do {
-            try OutputLimits.check(size, format: format, path: path, maxPixels: options.maxOutputPixels)
+            try OutputLimits.check(size, format: format, path: path, maxPixels: options.maxOutputPixels, maxEncodeMemory: maxEncodeMemory)
         } catch {
             throw ValidationError(error.description)
         }
     }
+}
+
+/// The bound on encoders that hold the whole picture, for every command that writes images.
+struct EncodeOptions: ParsableArguments {
+    @Option(
+        name: .customLong("max-encode-memory"), parsing: .unconditional,
+        help: "Refuse outputs whose encoder holds the whole picture in memory (WebP, HEIC, AVIF) when that would take more bytes than this (default: 2 GiB).")
+    var maxEncodeMemoryText = NumberText(FaceCropper.defaultMaxEncodeMemory)
+    var maxEncodeMemory: Int { get throws { try maxEncodeMemoryText.value("--max-encode-memory", Limits.bytes.range, expected: Limits.bytes.expected) } }
+
+    func validate() throws { _ = try maxEncodeMemory }
 }

@@ -124,9 +124,10 @@ struct DetectionOptions: ParsableArguments {
     /// first face is scored in full (then the caller tells `landmarkCacheNote` afterwards); likewise the detector's
     /// built-in net with `detectorOnFirstUse`. `oneImage`: the command analyses one image, and the detector lets
     /// go of its memory once the faces are found.
-    func makeCropper(quality: Bool = false, landmarksOnFirstUse: Bool = false, detectorOnFirstUse: Bool = false, oneImage: Bool = false)
-        throws -> FaceCropper
-    {
+    func makeCropper(
+        quality: Bool = false, landmarksOnFirstUse: Bool = false, detectorOnFirstUse: Bool = false, oneImage: Bool = false,
+        maxEncodeMemory: Int = FaceCropper.defaultMaxEncodeMemory
+    ) throws -> FaceCropper {
         if let model {
             // A model that is not there is a missing input (66), not a failure of the detector.
             var st = stat()
@@ -161,6 +162,7 @@ struct DetectionOptions: ParsableArguments {
         var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
         cropper.maxFileSize = maxFileSize
         cropper.maxDecodeMemory = try maxDecodeMemory
+        cropper.maxEncodeMemory = maxEncodeMemory
         cropper.releasesDetectorMemory = oneImage
         if quality {
             let analyzer = try reportingErrors { () throws(FaceCropError) in

@@ -27,6 +27,7 @@ struct Rank: ParsableCommand {
     var quiet = false
 
     @OptionGroup var detection: DetectionOptions
+    @OptionGroup var encode: EncodeOptions
 
     func validate() throws {
         _ = try top
@@ -43,11 +44,12 @@ struct Rank: ParsableCommand {
         let paths = collected.inputs.map(\.path)
         let protected = inputs.protected(paths, reading: detection.readFiles)
         try refuseStandardOutputOnto(protected)
+        let maxEncodeMemory = try encode.maxEncodeMemory
         // The sheet and the copies are checked against every input before any work.
         try reportingErrors { () throws(FaceCropError) in
             if let sheet {
                 try OutputCheck.destination(sheet, inputs: protected)
-                try ContactSheet.check(count: paths.count, path: sheet)
+                try ContactSheet.check(count: paths.count, path: sheet, maxEncodeMemory: maxEncodeMemory)
             }
             if let copyTo {
                 if let input = protected.input(at: copyTo) { throw .outputSameAsInput(input) }
@@ -70,7 +72,7 @@ struct Rank: ParsableCommand {
                 }
             }
         }
-        let cropper = try detection.makeCropper(quality: true)
+        let cropper = try detection.makeCropper(quality: true, maxEncodeMemory: maxEncodeMemory)
         // Thumbnails are made at the sheet's tile size: at most the sheet's pixels are kept.
         let tileSize = ContactSheet.tileSize(for: paths.count)
         let progress = Progress(total: paths.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
@@ -91,7 +93,8 @@ struct Rank: ParsableCommand {
         }
         if let sheet {
             try reportingErrors { () throws(FaceCropError) in
-                try ContactSheet.write(result.sheetTiles(thumbnails), to: sheet, tileSize: tileSize, inputs: protected)
+                try ContactSheet.write(
+                    result.sheetTiles(thumbnails), to: sheet, tileSize: tileSize, inputs: protected, maxEncodeMemory: cropper.maxEncodeMemory)
             }
         }
         if let copyTo {

@@ -22,6 +22,8 @@ enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case widthZero, widthNegative, qualityZero, quality101, thresholdAboveOne, thresholdNegative
     case sizeAndWidth, sizeContradictsAspect, missingOutput, gifOutput, txtOutput, noExtensionOutput
     case outputIsInput, outputIsInputDotSlash, outputIsSymlinkToInput, inputIsSymlinkToOutput, outputIsHardLinkToInput
+    // 64: an output whose encoder would take more than --max-encode-memory (found after the plan, or before any work).
+    case cropOverEncodeMemory, annotateOverEncodeMemory, sheetOverEncodeMemory
     // 65: not a readable image.
     case emptyFile, textFileNamedJPEG, truncatedJPEG, truncatedJPEGDryRun, truncatedJPEGDetect, randomBytes, overMaxPixels
     // 66: input missing or not a file.
@@ -47,7 +49,8 @@ enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// errors are exactly one line.
     var singleLine: Bool {
         switch self {
-        case .outputIsInput, .outputIsInputDotSlash, .outputIsSymlinkToInput, .inputIsSymlinkToOutput, .outputIsHardLinkToInput:
+        case .outputIsInput, .outputIsInputDotSlash, .outputIsSymlinkToInput, .inputIsSymlinkToOutput, .outputIsHardLinkToInput,
+            .cropOverEncodeMemory, .annotateOverEncodeMemory, .sheetOverEncodeMemory:
             true
         default: expectedStatus != 64
         }
@@ -66,6 +69,10 @@ enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .outputIsInput, .outputIsInputDotSlash, .outputIsSymlinkToInput, .inputIsSymlinkToOutput, .outputIsHardLinkToInput:
             "never overwrites its input"
         case .gifOutput: ".gif"
+        case .cropOverEncodeMemory:
+            "'out.avif' would be 1350x1350 pixels, which the AVIF encoder holds whole in memory: about 215 MiB, over the limit of 95 MiB"
+        case .annotateOverEncodeMemory: "which the HEIC encoder holds whole in memory"
+        case .sheetOverEncodeMemory: "'sheet.webp' would be"
         case .txtOutput: ".txt"
         default: nil
         }
@@ -128,6 +135,14 @@ enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
             try copySample(group, to: dir, as: "in.jpg")
             try fm.linkItem(at: input, to: dir.appendingPathComponent("hard.jpg"))
             args = ["in.jpg", "-o", "hard.jpg"]
+        case .cropOverEncodeMemory, .annotateOverEncodeMemory, .sheetOverEncodeMemory:
+            try copySample(group, to: dir, as: "in.jpg")
+            args =
+                switch self {
+                case .cropOverEncodeMemory: ["--max-encode-memory", "100000000", "in.jpg", "-o", "out.avif"]
+                case .annotateOverEncodeMemory: ["annotate", "--max-encode-memory", "1000000", "in.jpg", "-o", "out.heic"]
+                default: ["rank", "--max-encode-memory", "1000", "in.jpg", "--sheet", "sheet.webp"]
+                }
         case .emptyFile:
             try Data().write(to: input)
             args = ["in.jpg", "-o", "out.jpg"]

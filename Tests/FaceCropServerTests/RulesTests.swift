@@ -333,11 +333,12 @@ struct OutputPlanTests {
             ("rs:fill:20000:20000", .png, "limit of 268402689"), ("rs:force:20000:20000/el:0", .png, "limit of 268402689"),
             ("rs:fit:100000:100", .jpeg, nil), ("w:100000/el:0", .jpeg, nil), ("rs:fill-down:20000:20000", .png, nil),
             ("rs:fill:20000:20000/el:0", .png, nil), ("rs:fit:1:10000000", .png, nil), ("rs:fill:1920:1080", .jpeg, nil),
+            ("rs:force:8000:8000", .avif, "AVIF encoder"), ("rs:force:8000:8000", .jpeg, nil), ("rs:force:4000:3000", .avif, nil),
         ] as [(String, ImageFormat, String?)])
     func checkedBeforeWork(_ row: (String, ImageFormat, String?)) throws {
         let o = try Self.options(row.0)
         do {
-            try o.checkBeforeWork(format: row.1, maxOutputPixels: 268_402_689)
+            try o.checkBeforeWork(format: row.1, maxOutputPixels: 268_402_689, maxEncodeMemory: FaceCropper.defaultMaxEncodeMemory)
             #expect(row.2 == nil, "\(row.0) accepted")
         } catch {
             #expect(error.status == 400 && row.2.map { error.message.contains($0) } == true, "\(row.0): \(error.message)")

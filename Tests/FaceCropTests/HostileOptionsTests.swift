@@ -151,10 +151,14 @@ extension HostileOptionsTests {
     /// A sheet's size is checked from the count alone (before any thumbnail is made), and its tiles and
     /// columns are range-checked: about 8,000 tiles fit at the smallest tile size, no more.
     @Test func contactSheetsAreBounded() throws {
-        try ContactSheet.check(count: 8_000, path: "s.jpg")
+        let memory = FaceCropper.defaultMaxEncodeMemory
+        try ContactSheet.check(count: 8_000, path: "s.jpg", maxEncodeMemory: memory)
         for count in [10_000, 1 << 31, Int.max] {
-            #expect(throws: FaceCropError.self, "\(count) tiles") { try ContactSheet.check(count: count, path: "s.jpg") }
+            #expect(throws: FaceCropError.self, "\(count) tiles") { try ContactSheet.check(count: count, path: "s.jpg", maxEncodeMemory: memory) }
         }
+        // In a format encoded whole, the encoder's memory too: 32 Mpx of AVIF is about 3 GB.
+        try ContactSheet.check(count: 100, path: "s.avif", maxEncodeMemory: memory)
+        #expect(throws: FaceCropError.self) { try ContactSheet.check(count: 8_000, path: "s.avif", maxEncodeMemory: memory) }
         let tile = ContactSheet.Tile(image: try RGBImage(width: 4, height: 4, fill: .white), caption: ["x"])
         for size in [0, -1, 31, 1025, Int.max, Int.min] {
             #expect(throws: FaceCropError.self, "tile size \(size)") { try ContactSheet.render([tile], tileSize: size) }
@@ -163,5 +167,19 @@ extension HostileOptionsTests {
             #expect(throws: FaceCropError.self, "\(columns) columns") { try ContactSheet.render([tile], columns: columns) }
         }
         #expect(try ContactSheet.render([tile], columns: Int.max).width == ContactSheet.defaultTileSize + 30)
+    }
+}
+
+extension HostileOptionsTests {
+    /// What each encoder is counted to hold (docs/security.md): nothing for the formats written in strips, a
+    /// fixed part and bytes per pixel for those encoded whole; never an overflow.
+    @Test(
+        arguments: [
+            (ImageFormat.jpeg, 1_000_000_000_000, 0), (.png, 1 << 40, 0), (.tiff, 1_000_000, 0), (.webp, 1_000_000, 6_000_000),
+            (.heif, 1_000_000, 18_000_000 + (32 << 20)), (.avif, 1_000_000, 96_000_000 + (48 << 20)), (.avif, 0, 48 << 20), (.avif, -5, 48 << 20),
+            (.avif, Int.max, Int.max), (.webp, Int.max / 2, Int.max),
+        ] as [(ImageFormat, Int, Int)])
+    func encoderMemory(_ row: (ImageFormat, Int, Int)) {
+        #expect(row.0.encoderMemory(pixels: row.1) == row.2)
     }
 }

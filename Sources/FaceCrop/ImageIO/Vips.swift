@@ -118,6 +118,20 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// Bytes libvips' encoder for the format holds for a picture of `pixels`, on the safe side of what was
+    /// measured with Debian bookworm's libvips 8.14, libwebp, libheif with x265 and libaom (docs/security.md):
+    /// WebP, HEIC and AVIF are encoded whole; JPEG, PNG and TIFF are written in strips (0). Int.max on overflow.
+    public func encoderMemory(pixels: Int) -> Int {
+        let (fixed, perPixel) =
+            switch self {
+            case .jpeg, .png, .tiff: (0, 0)
+            case .webp: (0, 6)
+            case .heif: (32 << 20, 18)
+            case .avif: (48 << 20, 96)  // libaom above about 8.8 megapixels; a third of it below
+            }
+        return checkedProduct(max(0, pixels), perPixel).map { $0 + fixed } ?? .max
+    }
+
     /// The format's name in messages: JPEG, PNG, WebP, TIFF, HEIC or AVIF.
     public var displayName: String {
         switch self {
@@ -131,9 +145,10 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     }
 }
 
-/// Output sizes checked before any work: what the format can hold, and the output pixel limit.
+/// Output sizes checked before any work: what the format can hold, the output pixel limit and the memory its
+/// encoder would take.
 package enum OutputLimits {
-    package static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int) throws(FaceCropError) {
+    package static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int, maxEncodeMemory: Int) throws(FaceCropError) {
         if size.width < 1 || size.height < 1 {
             throw .outputTooLarge(path, width: size.width, height: size.height, reason: "which is not a picture")
         }
@@ -146,6 +161,14 @@ package enum OutputLimits {
             throw .outputTooLarge(
                 path, width: size.width, height: size.height,
                 reason: "over the limit of \(maxPixels) output pixels; raise it with --max-output-pixels")
+        }
+        let bytes = format.encoderMemory(pixels: pixels)
+        if bytes > maxEncodeMemory {
+            throw .outputTooLarge(
+                path, width: size.width, height: size.height,
+                reason:
+                    "which the \(format.displayName) encoder holds whole in memory: about \(mebibytes(bytes, roundingUp: true)), over the limit of \(mebibytes(maxEncodeMemory)); raise it with --max-encode-memory"
+            )
         }
     }
 }

@@ -75,7 +75,7 @@ extension FaceCropper {
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
         let writeStart = ContinuousClock.now
         let picture = Annotator.draw(analysis, quality: scores, crop: plan?.rect, on: try RGBImage(analysis, fitting: maxSide))
-        try picture.write(to: output, quality: quality, inputs: readFiles([input]))
+        try picture.write(to: output, quality: quality, inputs: readFiles([input]), maxEncodeMemory: maxEncodeMemory)
         analysis.timings.write = Self.ms(writeStart, .now)
         analysis.timings.total = Self.ms(start, .now)
         return report(analysis, crop: plan, output: OutputInfo(path: output, width: picture.width, height: picture.height, format: format), quality: scores)

@@ -130,9 +130,13 @@ public struct RGBImage: Hashable, Sendable {
         return (clampedInt(Double(width) * scale, in: 1...max(1, box)), clampedInt(Double(height) * scale, in: 1...max(1, box)))
     }
 
-    /// Writes atomically; the format follows the extension (.png, .jpg, ...).
-    public func write(to path: String, quality: Int? = nil, inputs: InputSet = InputSet()) throws(FaceCropError) {
+    /// Writes atomically; the format follows the extension (.png, .jpg, ...). Refused (`outputTooLarge`) when the
+    /// format's encoder would take more than `maxEncodeMemory` bytes (`ImageFormat.encoderMemory`).
+    public func write(
+        to path: String, quality: Int? = nil, inputs: InputSet = InputSet(), maxEncodeMemory: Int = FaceCropper.defaultMaxEncodeMemory
+    ) throws(FaceCropError) {
         let format = try OutputCheck.writable(path, inputs: inputs)
+        try OutputLimits.check(ImageSize(width: width, height: height), format: format, path: path, maxPixels: .max, maxEncodeMemory: maxEncodeMemory)
         try withVipsErrors(
             {
                 let image = try vipsImage

@@ -38,19 +38,27 @@ public enum ContactSheet {
         return size
     }
 
-    /// Refuses a sheet of `count` tiles (at `tileSize(for:)`, three caption lines) over `maxSheetPixels`:
-    /// before any work, so that the thumbnails kept for it are bounded too.
-    package static func check(count: Int, path: String) throws(FaceCropError) {
-        try check(layout(count: count, tileSize: tileSize(for: count), lines: 3), count: count, path: path)
+    /// Refuses a sheet of `count` tiles (at `tileSize(for:)`, three caption lines) over `maxSheetPixels` or, in
+    /// its format, over `maxEncodeMemory` (`ImageFormat.encoderMemory`): before any work, so that the thumbnails
+    /// kept for it are bounded too.
+    package static func check(count: Int, path: String, maxEncodeMemory: Int) throws(FaceCropError) {
+        let size = try check(layout(count: count, tileSize: tileSize(for: count), lines: 3), count: count, path: path)
+        if let format = ImageFormat(path: path) {
+            try OutputLimits.check(size, format: format, path: path, maxPixels: .max, maxEncodeMemory: maxEncodeMemory)
+        }
     }
 
-    private static func check(_ l: (cols: Int, rows: Int, cellWidth: Int, cellHeight: Int, lineHeight: Int), count: Int, path: String) throws(FaceCropError) {
+    @discardableResult
+    private static func check(_ l: (cols: Int, rows: Int, cellWidth: Int, cellHeight: Int, lineHeight: Int), count: Int, path: String) throws(FaceCropError)
+        -> ImageSize
+    {
         let (width, height) = (l.cols * l.cellWidth + 10, l.rows * l.cellHeight + 10)
         guard let pixels = checkedProduct(width, height), pixels <= maxSheetPixels else {
             throw .outputTooLarge(
                 path, width: width, height: height,
                 reason: "over the limit of \(maxSheetPixels) pixels for a contact sheet (\(count) tiles); give fewer inputs or frames")
         }
+        return ImageSize(width: width, height: height)
     }
 
     static func columns(count: Int, requested: Int?) -> Int {
@@ -108,11 +116,12 @@ public enum ContactSheet {
 
     /// Renders and writes atomically; the format follows the extension.
     public static func write(
-        _ tiles: [Tile], to path: String, tileSize: Int = defaultTileSize, columns: Int? = nil, quality: Int? = nil, inputs: InputSet = InputSet()
+        _ tiles: [Tile], to path: String, tileSize: Int = defaultTileSize, columns: Int? = nil, quality: Int? = nil, inputs: InputSet = InputSet(),
+        maxEncodeMemory: Int = FaceCropper.defaultMaxEncodeMemory
     ) throws(FaceCropError) {
         try OutputCheck.writable(path, inputs: inputs)
         let size = tileSize == defaultTileSize ? Self.tileSize(for: tiles.count) : tileSize
-        try render(tiles, tileSize: size, columns: columns).write(to: path, quality: quality, inputs: inputs)
+        try render(tiles, tileSize: size, columns: columns).write(to: path, quality: quality, inputs: inputs, maxEncodeMemory: maxEncodeMemory)
     }
 
     /// The line shortened in the middle ("long…name.jpg") until it fits `width` pixels.

@@ -9,7 +9,7 @@ extension FaceCropper {
     ) {
         guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(Self.memoryName + "." + format.rawValue) }
         let outSize = Self.outputSize(for: crop, options)
-        try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
+        try checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
         let bytes: [UInt8]
         do throws(VipsError) {
             var image = try Self.output(analysis, crop: crop, size: outSize, options: options)

@@ -28,6 +28,11 @@ public struct FaceCropper: Sendable {
     /// 256 MiB: a 44-megapixel progressive JPEG, a 67-megapixel WebP, a 33-megapixel GIF; with the rest of the
     /// process, a peak under 500 MB.
     public static let defaultMaxDecodeMemory = 256 << 20
+    /// Outputs whose encoder holds the whole picture (WebP, HEIC, AVIF: `ImageFormat.encoderMemory`) are refused
+    /// when that would take more bytes than this, before the crop is cut: crops, annotated images, contact sheets.
+    public var maxEncodeMemory = FaceCropper.defaultMaxEncodeMemory
+    /// 2 GiB: an AVIF of 21 megapixels (a 16:9 crop of a 24-megapixel photo), a HEIC of 117, any WebP.
+    public static let defaultMaxEncodeMemory = 2 << 30
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.
     public var singlePassBytes = FaceCropper.defaultSinglePassBytes
@@ -102,7 +107,8 @@ public struct FaceCropper: Sendable {
         if let output {
             let format = try OutputCheck.writable(output, inputs: readFiles([input]))
             if case .exact(let w, let h) = options.size {
-                try OutputLimits.check(ImageSize(width: w, height: h), format: format, path: output, maxPixels: options.maxOutputPixels)
+                try OutputLimits.check(
+                    ImageSize(width: w, height: h), format: format, path: output, maxPixels: options.maxOutputPixels, maxEncodeMemory: maxEncodeMemory)
             }
         }
         var analysis = try screen(analyze(input), minimum: options.minQuality)

@@ -13,13 +13,13 @@ extension FaceCropper {
         options.withoutEnlargement && size != OutputSize.resolve(options.size, crop: crop.size, withoutEnlargement: false) ? true : nil
     }
 
-    /// Before any pixel is read: the output's size within the format's and `--max-output-pixels`' limits, and the
-    /// crop inside the image.
-    static func checkOutput(
+    /// Before any pixel is read: the output's size within the format's, `--max-output-pixels`' and
+    /// `maxEncodeMemory`'s limits, and the crop inside the image.
+    func checkOutput(
         _ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, format: ImageFormat, path: String, options: CropOptions
     ) throws(FaceCropError) {
         try options.check()
-        try OutputLimits.check(outSize, format: format, path: path, maxPixels: options.maxOutputPixels)
+        try OutputLimits.check(outSize, format: format, path: path, maxPixels: options.maxOutputPixels, maxEncodeMemory: maxEncodeMemory)
         guard crop.width > 0, crop.height > 0, crop.x >= 0, crop.y >= 0, crop.x <= analysis.size.width - crop.width,
             crop.y <= analysis.size.height - crop.height
         else {

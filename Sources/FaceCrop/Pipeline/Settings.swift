@@ -10,6 +10,7 @@ extension FaceCropper {
         try checkSetting(maxPixels, Limits.pixels, "FaceCropper.maxPixels")
         try checkSetting(maxFileSize, Limits.bytes, "FaceCropper.maxFileSize")
         try checkSetting(maxDecodeMemory, Limits.bytes, "FaceCropper.maxDecodeMemory")
+        try checkSetting(maxEncodeMemory, Limits.bytes, "FaceCropper.maxEncodeMemory")
         try checkSetting(
             singlePassBytes, (0...Limits.bytes.range.upperBound, "an integer from 0 to \(Limits.bytes.range.upperBound)"), "FaceCropper.singlePassBytes")
     }

@@ -43,7 +43,7 @@ extension FaceCropper {
         var infos = [OutputInfo]()
         for output in outputs {
             let format = try OutputCheck.writable(output, inputs: inputs)
-            try Self.checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
+            try checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
             infos.append(
                 OutputInfo(
                     path: output, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options)))

@@ -23,6 +23,6 @@ extension BestFrameFinder {
             return ContactSheet.Tile(image: image, caption: caption, highlighted: i == chosen)
         }
         let inputs = InputSet([analysis.input.video] + (analysis.input.still.map { [$0] } ?? []))
-        do { try ContactSheet.write(tiles, to: path, inputs: inputs) } catch { throw .image(error) }
+        do { try ContactSheet.write(tiles, to: path, inputs: inputs, maxEncodeMemory: cropper.maxEncodeMemory) } catch { throw .image(error) }
     }
 }
