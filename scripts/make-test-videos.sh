@@ -97,6 +97,8 @@ head -c $(($(stat -c %s "$out/best.mp4") / 2)) "$out/best.mp4" >"$out/no-index.m
 rm -f "$out/faststart.mp4"
 ff -f lavfi -i "testsrc2=size=320x240:rate=30" -frames:v 0 -c:v mpeg4 -f avi "$out/zero.avi"  # a video stream, no frame
 printf 'this is not a video\n' >"$out/text.mp4"
+# best.mp4's stream without its container, named .mp4: raw H.264 has no timestamps, nor a duration.
+ff -i "$out/best.mp4" -c copy -bsf:v h264_mp4toannexb -f h264 "$out/raw-h264.mp4"
 # A playlist named .mp4 that names itself: FFmpeg's HLS demuxer would open it again and again.
 printf '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nplaylist.mp4\n' >"$out/playlist.mp4"
 ff -f lavfi -i "sine=frequency=440:duration=1" -c:a aac "$out/audio.m4v"

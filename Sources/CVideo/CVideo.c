@@ -114,6 +114,8 @@ struct VideoHandle {
     int flushed;          // end of file reached and the decoder told so
     int decoded_any;
     int pending;          // v->frame holds a frame not yet returned
+    long received;        // frames the decoder has returned since the file was opened
+    int untimed;          // a frame came without a timestamp (a raw stream): times are counted, never sought
     double last_time;     // time of the frame in v->frame
     double *needed;       // with video_decode_only: times of the frames to decode, sorted (others only if referenced)
     int needed_count;
@@ -146,10 +148,15 @@ void video_close(VideoHandle *v) {
     malloc_trim(0);
 }
 
-static double frame_time(const VideoHandle *v, const AVFrame *f) {
+/// The frame's time from its timestamp; in a stream without them (raw H.264 or HEVC), from its place in
+/// decoding order at the stream's frame rate (25 when it gives none), which is right while nothing is sought.
+static double frame_time(VideoHandle *v, const AVFrame *f) {
     int64_t ts = f->best_effort_timestamp;
     if (ts == AV_NOPTS_VALUE) ts = f->pts;
-    if (ts == AV_NOPTS_VALUE) return 0;
+    if (ts == AV_NOPTS_VALUE) {
+        v->untimed = 1;
+        return (double)(v->received - 1) / (v->fps > 0 ? v->fps : 25);
+    }
     int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
     return (double)(ts - start) * av_q2d(v->stream->time_base);
 }
@@ -194,6 +201,7 @@ static int next_frame(VideoHandle *v, char *error, size_t error_size) {
         int rc = ff.avcodec_receive_frame(v->codec, v->frame);
         if (rc == 0) {
             v->decoded_any = 1;
+            v->received++;
             v->last_time = frame_time(v, v->frame);
             return VIDEO_OK;
         }
@@ -422,6 +430,7 @@ static int seek_is_cheaper(VideoHandle *v, double at, double tolerance) {
     if (!v->decoded_any) return 0;
     double have = v->pending ? v->last_time - tolerance : v->last_time + tolerance;
     if (at < have) return 1;  // the frame wanted was passed
+    if (v->untimed) return 0;  // no timestamps to seek by: decoding on is the way forward
     int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
     int64_t ts = start + (int64_t)(at / av_q2d(v->stream->time_base));
     const AVIndexEntry *key = ff.avformat_index_get_entry_from_timestamp(v->stream, ts, AVSEEK_FLAG_BACKWARD);
@@ -535,7 +544,10 @@ int video_read(VideoHandle *v, double at, double rgb_from, int rgb_width, int rg
     if (at >= 0 && seek_is_cheaper(v, at, tolerance)) {
         int64_t start = v->stream->start_time == AV_NOPTS_VALUE ? 0 : v->stream->start_time;
         int64_t ts = start + (int64_t)(at / av_q2d(v->stream->time_base));
-        int rc = ff.av_seek_frame(v->format, v->stream_index, ts, AVSEEK_FLAG_BACKWARD);
+        // Without timestamps, back to the first byte, where the count of frames starts again.
+        int rc = v->untimed ? ff.av_seek_frame(v->format, v->stream_index, 0, AVSEEK_FLAG_BYTE)
+                            : ff.av_seek_frame(v->format, v->stream_index, ts, AVSEEK_FLAG_BACKWARD);
+        if (v->untimed) v->received = 0;
         if (rc < 0) {
             set_error(error, error_size, "seeking failed", rc);
             return VIDEO_DAMAGED;

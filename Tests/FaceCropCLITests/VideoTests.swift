@@ -365,6 +365,23 @@ struct BestFrameFailureTests {
         #expect(times.count == 8 && zip(times, expected).allSatisfy { abs($0 - $1) < 0.001 }, "\(times) against \(expected)")
     }
 
+    /// A raw H.264 stream (named .mp4) has no timestamps: its frames are timed by their count at its frame rate,
+    /// so it is sampled and scored as the same stream in its MP4 container.
+    @Test func rawStreamIsTimedByItsFrames() throws {
+        for args in [[String](), ["--every-frame"]] {
+            let (contained, _) = try bestFrame(["best.mp4"] + args)
+            let (raw, _) = try bestFrame(["raw-h264.mp4"] + args)
+            let times = raw.frames.compactMap { $0.num("time") }
+            #expect(times.count == (args.isEmpty ? 12 : 60) && times == contained.frames.compactMap { $0.num("time") }, "\(times)")
+            // The container lets the sampled mode skip frames no other frame refers to; the raw stream is decoded whole.
+            #expect(raw.frames.map { $0["stable"] as? Bool } == contained.frames.map { $0["stable"] as? Bool })
+            #expect(raw.chosenIndex == contained.chosenIndex && raw.chosenIndex != nil)
+        }
+        let run = try runFaceCrop(["stability", "raw-h264.mp4", "--json"], in: try TestVideos.dir())
+        let times = try parseJSONObject(run.stdout).frames.compactMap { $0.num("time") }
+        #expect(times.count == 60 && zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(times)")
+    }
+
     @Test func noFaceStillReportsEveryFrame() throws {
         let (report, run) = try bestFrame(["noface.mp4"], expectStatus: 2)
         #expect(report.string("outcome") == "noFace")
