@@ -126,6 +126,7 @@ struct BestFrame: ParsableCommand {
         options.finalists = try finalists
         options.includeStill = !noStill
         options.keepFrames = contactSheet != nil
+        options.contactSheet = contactSheet
         try refuseStandardOutputOnto(InputSet([input] + detection.readFiles))
         let outputs = [output, contactSheet].compactMap { $0 }
         if !outputs.isEmpty {
@@ -136,7 +137,7 @@ struct BestFrame: ParsableCommand {
             }
         }
         let maxEncodeMemory = try common.encode.maxEncodeMemory
-        if let contactSheet, !everyFrame {  // the sampled frames and the still; every frame is bounded by --max-frames
+        if let contactSheet, !everyFrame {  // the sampled frames and the still; every frame's count is known once the video is open
             try reportingErrors { () throws(FaceCropError) in
                 try ContactSheet.check(count: options.frames + 1, path: contactSheet, maxEncodeMemory: maxEncodeMemory)
             }

@@ -355,6 +355,19 @@ struct BestFrameFailureTests {
         }
     }
 
+    /// With --every-frame, the sheet is checked once the video's frame count is known (before any frame is
+    /// decoded): 60 frames and the still, as AVIF, over --max-encode-memory, are refused with nothing written.
+    @Test func everyFrameContactSheetOverEncodeMemory() throws {
+        try withScratch { out in
+            let sheet = out.appendingPathComponent("sheet.avif").path
+            let run = try runFaceCrop(
+                ["best-frame", "best.mp4", "--every-frame", "--contact-sheet", sheet, "--max-encode-memory", "60000000"], in: try TestVideos.dir())
+            #expect(run.status == 64 && run.stderrLines.count == 1, "\(run)")
+            #expect(run.stderr.contains("which the AVIF encoder holds whole in memory"), "\(run)")
+            #expect(run.stdout.isEmpty && listing(out).isEmpty)
+        }
+    }
+
     /// `--frames N` divides the clip into N equal slots and takes the frame nearest each slot's centre (the
     /// first frame that starts at most half a frame before it). best.mp4: 2.0 s at 30 fps; with 8 slots the
     /// centres fall between frames, and the nearest is sometimes the earlier one (0.375 s: frame 11, 0.3667 s).

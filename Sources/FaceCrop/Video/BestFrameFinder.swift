@@ -311,6 +311,9 @@ public struct BestFrameFinder: Sendable {
         let analysisSize = Self.frameSize(for: info, longSide: cropper.analysisSize)
         let samples = options.everyFrame ? nil : FrameSampling.times(duration: info.duration, count: options.frames)
         let frameCount = samples?.count ?? info.frameCount
+        if let sheet = options.contactSheet {
+            do { try ContactSheet.check(count: frameCount + 1, path: sheet, maxEncodeMemory: cropper.maxEncodeMemory) } catch { throw .image(error) }
+        }
         let screening = frameCount <= 0 || options.finalists < frameCount
         let detector: FaceDetector
         let threshold: Double

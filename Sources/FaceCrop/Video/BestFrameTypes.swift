@@ -24,6 +24,10 @@ public struct VideoOptions: Sendable {
     public var includeStill = true
     /// Keep the analysed frames (for a contact sheet).
     public var keepFrames = false
+    /// The contact sheet the caller will write (`writeContactSheet`): refused as soon as the number of frames is
+    /// known, before any is decoded, when it would not fit (`ContactSheet`) or its encoder would take more than
+    /// the cropper's `maxEncodeMemory`.
+    public var contactSheet: String?
     /// Frames scored in full (`BestFrameFinder`'s second stage); the others are screened only. As many as the
     /// frames analysed, or more: every frame in full, nothing screened.
     public var finalists = 3
