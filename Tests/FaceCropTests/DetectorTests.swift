@@ -316,4 +316,30 @@ struct DetectorTests {
             #expect(throws: FaceCropError.self, "\(name)") { try FaceDetector(kind: .haar, modelPath: path) }
         }
     }
+
+    /// Every model file a caller can name (detector, expression, landmarks) is read whole: a FIFO or a device is
+    /// refused before it is opened (a FIFO would never end), as is a file over `Limits.maxModelBytes`.
+    @Test func modelFilesMustBeRegularAndBounded() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("model.onnx").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let large = dir.appendingPathComponent("large.onnx").path
+        #expect(FileManager.default.createFile(atPath: large, contents: nil))
+        #expect(truncate(large, off_t(Limits.maxModelBytes + 1)) == 0)
+        for path in [fifo, "/dev/zero", large] {
+            let reason = path == large ? "\(Limits.maxModelBytes + 1) bytes, over" : "is not a regular file"
+            func refused(_ body: () throws -> Void) {
+                do {
+                    try body()
+                    Issue.record("\(path) accepted")
+                } catch {
+                    #expect("\(error)".contains(reason), "\(path): \(error)")
+                }
+            }
+            refused { _ = try FaceDetector(kind: .yunet, modelPath: path) }
+            refused { _ = try QualityAnalyzer(expressionModelPath: path, landmarks: nil) }
+            refused { _ = try LandmarkFitter(modelPath: path, cacheDirectory: nil) }
+        }
+    }
 }

@@ -22,6 +22,17 @@ public final class FaceDetector: Sendable {
         deinit { ocv_free(pointer) }
     }
 
+    /// A model file is read whole: it must be a regular file (a FIFO would never end, a device never be a model)
+    /// of at most `Limits.maxModelBytes`. A missing one is left to the loader, which says so.
+    package static func checkModelFile(_ path: String) throws(FaceCropError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw .detector("the model file '\(path)' is not a regular file") }
+        if Int(st.st_size) > Limits.maxModelBytes {
+            throw .detector("the model file '\(path)' is \(st.st_size) bytes, over the \(Limits.maxModelBytes) a model may be")
+        }
+    }
+
     /// - Parameters:
     ///   - kind: the detector (default: CenterFace).
     ///   - modelPath: an ONNX file for CenterFace or YuNet (default: the built-in model), or a cascade
@@ -29,14 +40,7 @@ public final class FaceDetector: Sendable {
     ///   - readsNetOnFirstUse: CenterFace's built-in net is read by the first detection rather than now, for
     ///     callers that detect later or not at all. A model file is read now either way, to check it.
     public init(kind: DetectorKind = .centerface, modelPath: String? = nil, readsNetOnFirstUse: Bool = false) throws(FaceCropError) {
-        // A model file is read whole: a regular file, and bounded (CenterFace's is read at most that far).
-        var st = stat()
-        if let modelPath, stat(modelPath, &st) == 0 {
-            guard st.st_mode & S_IFMT == S_IFREG else { throw .detector("the model file '\(modelPath)' is not a regular file") }
-            if Int(st.st_size) > Limits.maxModelBytes {
-                throw .detector("the model file '\(modelPath)' is \(st.st_size) bytes, over the \(Limits.maxModelBytes) a model may be")
-            }
-        }
+        if let modelPath { try Self.checkModelFile(modelPath) }
         let (pointer, message) = withErrorBuffer { error, size in
             switch kind {
             case .centerface: ocv_centerface_create(modelPath, readsNetOnFirstUse ? 1 : 0, Limits.maxModelBytes, error, size)

@@ -36,6 +36,7 @@ public final class LandmarkFitter: Sendable {
     ///   - cacheDirectory: where the raw copy of the model is kept (created if needed); nil for none.
     ///     A cache that cannot be read or written is ignored.
     public init(modelPath: String = LandmarkFitter.defaultModelPath, cacheDirectory: String? = LandmarkFitter.defaultCacheDirectory) throws(FaceCropError) {
+        try FaceDetector.checkModelFile(modelPath)
         let (created, message) = withErrorBuffer { clm_create(modelPath, cacheDirectory, $0, $1) }
         guard let pointer = created else { throw .detector("the landmark model '\(modelPath)' cannot be loaded: \(message)") }
         self.modelPath = modelPath
