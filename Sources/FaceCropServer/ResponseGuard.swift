@@ -7,7 +7,9 @@
 //   response, and a close drops what the socket has not taken yet: the end of a large image. So a close waits
 //   for the writes before it to reach the socket, for at most `closeDelayLimit`.
 // - An HTTP/1.0 client that does not ask to keep its connection expects it closed after the response (RFC 9112
-//   §9.3), and Hummingbird's version-free HTTP types cannot tell: `HTTP10Close`, on NIO's own HTTP/1 parts.
+//   §9.3), and Hummingbird's version-free HTTP types cannot tell; nor that a response to CONNECT goes without
+//   its body (NIO's encoder drops it, leaving the client to wait for one). And a request that cannot be parsed
+//   gets Hummingbird's bare 400 where every other error is JSON. `HTTP1Rules`, on NIO's own HTTP/1 parts.
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -34,11 +36,11 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// A close waiting for the writes: later closes (an idle timeout, then a shutdown) wait for it too.
     private var closing: EventLoopFuture<Void>?
 
-    /// Puts `HTTP10Close` before Hummingbird's conversion to version-free HTTP types.
+    /// Puts `HTTP1Rules` before Hummingbird's conversion to version-free HTTP types.
     func handlerAdded(context: ChannelHandlerContext) {
         let pipeline = context.pipeline.syncOperations
         guard let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) else { return }
-        try? pipeline.addHandler(HTTP10Close(), position: .before(codec.handler))
+        try? pipeline.addHandler(HTTP1Rules(), position: .before(codec.handler))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -88,9 +90,10 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Closes the connection after the response to an HTTP/1.0 request that does not ask to keep it (its
-/// response says `Connection: close`). Requests may be pipelined: one entry per request read and not yet answered.
-final class HTTP10Close: ChannelDuplexHandler, RemovableChannelHandler {
+/// Closes the connection after the response to an HTTP/1.0 request that does not ask to keep it, and to a
+/// CONNECT request (the response says `Connection: close`); answers bytes that are not an HTTP/1.1 request with
+/// a JSON 400 and closes the connection. Requests may be pipelined: one entry per request read and not yet answered.
+final class HTTP1Rules: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
@@ -100,8 +103,22 @@ final class HTTP10Close: ChannelDuplexHandler, RemovableChannelHandler {
     private var closes: [Bool] = []
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let head) = unwrapInboundIn(data) { closes.append(head.version == .http1_0 && !head.isKeepAlive) }
+        if case .head(let head) = unwrapInboundIn(data) { closes.append(head.method == .CONNECT || (head.version == .http1_0 && !head.isKeepAlive)) }
         context.fireChannelRead(data)
+    }
+
+    /// The parser's error, when no response is due: answered here, in JSON as every other error, and the
+    /// connection closed (nothing after the error can be read). With a response due, Hummingbird's own answer.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parse = error as? HTTPParserError, closes.isEmpty else { return context.fireErrorCaught(error) }
+        let body = ServerError(400, "The request is not HTTP/1.1 that can be read (\(parse)).").json
+        let headers = HTTPHeaders([
+            ("Content-Type", "application/json"), ("Content-Length", String(body.utf8.count)), ("Cache-Control", "no-store"), ("Connection", "close"),
+        ])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

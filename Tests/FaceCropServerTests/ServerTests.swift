@@ -311,6 +311,26 @@ struct ServerTests {
         }
     }
 
+    /// Bytes that are not an HTTP/1.1 request get a JSON 400, as every other error, and the connection is closed;
+    /// so is a CONNECT's, whose 405 goes without a body (NIO's encoder drops it), so the client does not wait for one.
+    @Test func unreadableRequestsAndConnectAreAnsweredAndClosed() async throws {
+        try await withServer(LiveServer.configuration(root: nil) { $0.idleTimeout = .seconds(30) }) { s async throws in
+            for (request, detail) in [
+                ("GARBAGE\r\n\r\n", "invalid HTTP method"),
+                ("GET /health HTTP/1.1\r\nHost: a\r\nContent-Length: zz\r\n\r\n", "invalid character in content-length header"),
+            ] {
+                let (text, after) = try await answerBeforeClose(port: s.port, sending: request)
+                let parts = text.components(separatedBy: "\r\n\r\n")
+                #expect(parts.count == 2 && parts[0].hasPrefix("HTTP/1.1 400 ") && parts[0].contains("Content-Type: application/json"), "\(text)")
+                #expect(parts.last == "{\"error\":\"The request is not HTTP/1.1 that can be read (\(detail)).\",\"status\":400}", "\(text)")
+                #expect(after < .seconds(10), "closed after \(after)")
+            }
+            let (text, after) = try await answerBeforeClose(port: s.port, sending: "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n")
+            #expect(text.hasPrefix("HTTP/1.1 405 ") && text.lowercased().contains("connection: close"), "\(text)")
+            #expect(after < .seconds(10), "closed after \(after)")
+        }
+    }
+
     /// A graceful shutdown finishes the responses in flight to their last byte, also one much larger than the
     /// socket's buffer that the client has not read yet when the server closes the connection: a shutdown while
     /// the image is made, and one while the close of an idle timeout waits for the image to be read.
