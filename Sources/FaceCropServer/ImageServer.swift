@@ -66,6 +66,12 @@ public final class ImageServer: Sendable {
         }
     }
 
+    /// Why `application` stopped before it listened: the system's words for a socket's error ("address already
+    /// in use"), not the name of NIO's call that failed.
+    public static func reason(_ error: any Error) -> String {
+        (error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() } ?? "\(error)"
+    }
+
     /// The Hummingbird application on `configuration.host` and `port`; `onRunning` hears the port it listens on.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> Application<CallbackResponder<BasicRequestContext>> {
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in await respond(to: request) }

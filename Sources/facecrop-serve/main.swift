@@ -6,6 +6,7 @@ import Glibc
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 FaceCropper.openImageModulesOnDemand()
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -40,7 +41,10 @@ do {
     FileHandleOutput.standardError("Error: \(error.description)\n")
     exit(1)
 }
+/// Set once the server listens: until then a stop is a failure to start, not a shutdown.
+let listening = Atomic(false)
 let app = server.application { port in
+    listening.store(true, ordering: .sequentiallyConsistent)
     logger.notice(
         "listening",
         metadata: [
@@ -54,7 +58,7 @@ struct ShutdownNotice: Service {
     let logger: Logger
     func run() async throws {
         try? await gracefulShutdown()
-        logger.notice("shutting down: no new connections, finishing requests in flight")
+        if listening.load(ordering: .sequentiallyConsistent) { logger.notice("shutting down: no new connections, finishing requests in flight") }
     }
 }
 let group = ServiceGroup(
@@ -63,7 +67,11 @@ let group = ServiceGroup(
 do {
     try await group.run()
 } catch {
-    logger.error("stopped", metadata: ["error": "\(error)"])
+    if !listening.load(ordering: .sequentiallyConsistent) {
+        FileHandleOutput.standardError("Error: Cannot listen on \(configuration.host):\(configuration.port): \(ImageServer.reason(error)).\n")
+    } else {
+        logger.error("stopped", metadata: ["error": "\(error)"])
+    }
     await server.shutdown()
     exit(1)
 }

@@ -186,6 +186,27 @@ struct LoadTests {
 }
 
 struct ServedBinaryTests {
+    /// A port already taken: one line on standard error in the system's words, exit 1, and no word of a shutdown
+    /// (nothing was started).
+    @Test func portInUseIsOneClearLine() async throws {
+        try await withScratch { dir in
+            let first = try ServeProcess(["--port", "0", "--root", dir.path, "--allow-unsigned"], environment: [:])
+            defer { kill(first.process.processIdentifier, SIGKILL) }
+            let second = Process()
+            second.executableURL = try Repo.serveBinary()
+            second.arguments = ["--port", "\(first.port)", "--root", dir.path, "--allow-unsigned"]
+            let (output, error) = (Pipe(), Pipe())
+            (second.standardOutput, second.standardError) = (output, error)
+            try second.run()
+            let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let complained = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            second.waitUntilExit()
+            #expect(second.terminationStatus == 1)
+            #expect(complained == "Error: Cannot listen on 127.0.0.1:\(first.port): address already in use.\n", "\(complained)")
+            #expect(!said.contains("shutting down") && !said.contains("listening"), "\(said)")
+        }
+    }
+
     /// The built facecrop-serve opens libvips' format modules when it needs them, as the facecrop command does:
     /// HEIF's and OpenSlide's at start; JPEG XL's with the first input no open loader knows, which is then refused
     /// (422, its loader blocked), and the server goes on serving.
