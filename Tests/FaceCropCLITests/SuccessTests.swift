@@ -99,6 +99,28 @@ struct CropTests {
         }
     }
 
+    /// A TIFF in another colour space (scRGB floats, CIELAB) is cropped to the sRGB pixels of the JPEG it was made
+    /// from: libvips 8.14's savers write scRGB as it is, a black JPEG, and CIELAB as noise.
+    @Test(arguments: ["scrgb", "lab"])
+    func otherColourSpacesAreWrittenInSRGB(_ space: String) throws {
+        try withScratch { dir in
+            let jpeg = try copySample("Samples/group.jpg", to: dir, as: "in.jpg").path
+            let converted = dir.appendingPathComponent("in.v").path
+            try vips(["colourspace", jpeg, converted, space])
+            try vips(["tiffsave", converted, dir.appendingPathComponent("in.tif").path])
+            for (input, output) in [("in.jpg", "from-jpeg.png"), ("in.tif", "from-tiff.png")] {
+                let r = try runFaceCrop([input, "-o", output, "--aspect", "16:9"], in: dir)
+                #expect(r.status == 0, "\(r)")
+            }
+            let (a, b) = (dir.appendingPathComponent("from-jpeg.png").path, dir.appendingPathComponent("from-tiff.png").path)
+            let (difference, distance) = (dir.appendingPathComponent("difference.v").path, dir.appendingPathComponent("distance.v").path)
+            try vips(["subtract", a, b, difference])
+            try vips(["abs", difference, distance])
+            let average = try vips(["avg", distance]).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect((Double(average) ?? .infinity) < 1, "mean difference \(average) of 255")
+        }
+    }
+
     @Test func overwritesAnExistingOutput() throws {
         try withScratch { dir in
             try copySample("Samples/group.jpg", to: dir, as: "in.jpg")

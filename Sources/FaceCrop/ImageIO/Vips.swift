@@ -297,8 +297,9 @@ final class VipsImage: @unchecked Sendable {
     var hasICCProfile: Bool { fc_has_icc_profile(pointer) != 0 }
     var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
     var loader: ImageLoader { ImageLoader(Self.string(fc_loader(pointer))) }
-    /// CMYK pixels (libvips' interpretation "cmyk").
-    var isCMYK: Bool { Self.string(fc_interpretation(pointer)) == "cmyk" }
+    /// Pixels libvips' savers would write wrongly as they are, which `sRGB()` converts: CMYK, and colour spaces
+    /// other than RGB or grey (a TIFF's scRGB, CIELAB, XYZ; libvips 8.14 writes scRGB as a black JPEG).
+    var needsSRGB: Bool { !["srgb", "rgb", "b-w", "rgb16", "grey16", "multiband"].contains(Self.string(fc_interpretation(pointer))) }
 
     private static func string(_ raw: UnsafeMutablePointer<CChar>?) -> String {
         guard let raw else { return "" }

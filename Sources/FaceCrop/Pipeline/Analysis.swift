@@ -39,20 +39,21 @@ public struct Analysis: Sendable {
     let pixels: PixelSource
     /// The file or bytes the image was read from, for messages and for reading it again after a failure.
     let input: ImageInput
-    /// CMYK pixels, turned into sRGB on output. Decided once, from the header libvips read.
-    let isCMYK: Bool
+    /// Pixels turned into sRGB on output (`VipsImage.needsSRGB`: CMYK, scRGB, CIELAB...). Decided once, from the
+    /// header libvips read.
+    let needsSRGB: Bool
     /// The share of `FaceCropper.decodeBudget` a whole-frame input holds while it is analysed and cropped.
     let decodePermit: DecodeBudget.Permit?
 
     init(
         path: String, storedSize: ImageSize, orientation: Orientation, loader: ImageLoader, detector: DetectorKind, faces: [FaceObservation],
-        analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, isCMYK: Bool,
+        analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, needsSRGB: Bool,
         decodePermit: DecodeBudget.Permit? = nil
     ) {
         self.decodePermit = decodePermit
         (self.path, self.storedSize, self.orientation, self.loader, self.detector) = (path, storedSize, orientation, loader, detector)
         (self.faces, self.analysisSize, self.preview, self.pixels, self.input) = (faces, analysisSize, preview, pixels, input)
-        self.isCMYK = isCMYK
+        self.needsSRGB = needsSRGB
     }
 
     /// An image whose pixels are all in memory already, in sRGB (a video frame, a still at the analysis size).
@@ -62,7 +63,7 @@ public struct Analysis: Sendable {
     ) {
         self.init(
             path: path, storedSize: storedSize, orientation: orientation, loader: loader, detector: detector, faces: faces, analysisSize: analysisSize,
-            preview: preview, pixels: .decoded(decoded), input: .file(path), isCMYK: false)
+            preview: preview, pixels: .decoded(decoded), input: .file(path), needsSRGB: false)
     }
 
     /// Face boxes in pixels of the upright full-resolution image.

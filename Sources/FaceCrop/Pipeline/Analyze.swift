@@ -92,7 +92,7 @@ extension FaceCropper {
         let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
-            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, isCMYK: header.isCMYK,
+            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, needsSRGB: header.needsSRGB,
             decodePermit: decodePermit)
         analysis.uprightOrientation = turn
         analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)
