@@ -35,7 +35,10 @@ struct Annotate: ParsableCommand {
 
     func validate() throws {
         _ = try maxSide
-        _ = try cropOptions()
+        let options = try cropOptions()
+        if noQuality && options.minQuality != nil {
+            throw ValidationError("Use either --no-quality or --min-quality, not both: --min-quality measures capture quality.")
+        }
     }
 
     func cropOptions() throws -> CropOptions {
@@ -48,7 +51,7 @@ struct Annotate: ParsableCommand {
     func perform() throws -> CropReport {
         let options = try cropOptions()
         let cropper = try detection.makeCropper(
-            quality: !noQuality || options.minQuality != nil, oneImage: true, maxEncodeMemory: try common.encode.maxEncodeMemory)
+            quality: !noQuality, oneImage: true, maxEncodeMemory: try common.encode.maxEncodeMemory)
         try refuseStandardOutputOnto(cropper.readFiles([input]))
         let (maxSide, quality) = (try maxSide, ImageFormat(path: output).flatMap { options.quality(for: $0) })
         return try reportingErrors { () throws(FaceCropError) in

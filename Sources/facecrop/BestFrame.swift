@@ -69,9 +69,13 @@ struct BestFrame: ParsableCommand {
     @Option(name: [.short, .long], help: "Write the chosen frame here at full resolution (\(ImageFormat.dottedList)).")
     var output: String?
 
-    @Option(name: .customLong("frames"), parsing: .unconditional, help: "Number of frames to analyse, evenly spaced over the duration.")
-    var framesText = NumberText(12)
-    var frames: Int { get throws { try framesText.value("--frames", Limits.frames.range, expected: Limits.frames.expected) } }
+    @Option(
+        name: .customLong("frames"), parsing: .unconditional,
+        help: "Number of frames to analyse, evenly spaced over the duration (default: 12; not with --every-frame).")
+    var framesText: NumberText<Int>?
+    var frames: Int {
+        get throws { try framesText?.value("--frames", Limits.frames.range, expected: Limits.frames.expected) ?? VideoOptions().frames }
+    }
 
     @Flag(help: "Analyse every frame (screened at half the analysis size) instead of --frames.")
     var everyFrame = false
@@ -109,8 +113,13 @@ struct BestFrame: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
+        if everyFrame && framesText != nil { throw ValidationError("--frames is for the sampled mode; --every-frame analyses every frame instead.") }
         let options = try Crop.cropOptions(common: common, aspect: aspect, size: size, width: width)
         _ = (try frames, try finalists, try video.options(frames: try frames, everyFrame: everyFrame))
+        if output == "-" {
+            throw ValidationError(
+                "best-frame writes the chosen frame to a file, not to standard output; give -o a name ending in \(ImageFormat.choices(dotted: true)).")
+        }
         if let output { try Crop.checkExtension(output) }
         if let contactSheet { try Crop.checkExtension(contactSheet, option: "--contact-sheet") }
         if let output { try common.checkOutput(options, format: ImageFormat(path: output), path: output) }

@@ -97,4 +97,35 @@ struct ParsingTests {
         // The same through the root command (default subcommand).
         #expect(throws: (any Error).self) { try FaceCropCommand.parseAsRoot(args) }
     }
+
+    /// Options that contradict each other, or an output best-frame cannot write, refused with one sentence (64).
+    @Test(arguments: [
+        (["best-frame", "clip.mp4", "--every-frame", "--frames", "5"], "--frames is for the sampled mode; --every-frame analyses every frame instead."),
+        (
+            ["annotate", "in.jpg", "-o", "a.png", "--no-quality", "--min-quality", "0.95"],
+            "Use either --no-quality or --min-quality, not both: --min-quality measures capture quality."
+        ),
+        (
+            ["best-frame", "clip.mp4", "-o", "-"],
+            "best-frame writes the chosen frame to a file, not to standard output; give -o a name ending in .jpg, .png, .webp, .tif, .heic or .avif."
+        ),
+    ])
+    func contradictionsAreRefused(_ args: [String], _ message: String) {
+        do {
+            let command = try FaceCropCommand.parseAsRoot(args)
+            Issue.record("\(args) parsed as \(command)")
+        } catch {
+            #expect(FaceCropCommand.exitCode(for: error) == .validationFailure, "\(args): \(error)")
+            #expect(FaceCropCommand.message(for: error) == message)
+        }
+    }
+
+    @Test func eachHalfOfAContradictionIsAccepted() throws {
+        #expect(try FaceCropCommand.parseAsRoot(["best-frame", "clip.mp4", "--every-frame"]) is BestFrame)
+        let sampled = try #require(try FaceCropCommand.parseAsRoot(["best-frame", "clip.mp4", "--frames", "5"]) as? BestFrame)
+        #expect(try sampled.frames == 5)
+        #expect(try BestFrame.parse(["clip.mp4"]).frames == 12)
+        #expect(try FaceCropCommand.parseAsRoot(["annotate", "in.jpg", "-o", "a.png", "--no-quality"]) is Annotate)
+        #expect(try FaceCropCommand.parseAsRoot(["annotate", "in.jpg", "-o", "a.png", "--min-quality", "0.95"]) is Annotate)
+    }
 }
