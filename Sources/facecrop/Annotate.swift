@@ -55,7 +55,8 @@ struct Annotate: ParsableCommand {
         try refuseStandardOutputOnto(cropper.readFiles([input]))
         let (maxSide, quality) = (try maxSide, ImageFormat(path: output).flatMap { options.quality(for: $0) })
         return try reportingErrors { () throws(FaceCropError) in
-            try cropper.annotate(input, to: output, crop: crop ? options : nil, minQuality: options.minQuality, maxSide: maxSide, quality: quality)
+            try cropper.annotate(
+                input, to: output, crop: crop ? options : nil, minQuality: options.minQuality, noFace: options.noFace, maxSide: maxSide, quality: quality)
         }
     }
 

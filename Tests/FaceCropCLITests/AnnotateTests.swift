@@ -50,6 +50,22 @@ struct AnnotateTests {
         }
     }
 
+    /// --no-face fail holds for annotate as for crop, with or without --crop: no face, exit 2, nothing written.
+    @Test func noFaceFailsWithoutCropToo() throws {
+        try withScratch { dir in
+            try copySample("Samples/landscape-no-face.jpg", to: dir, as: "in.jpg")
+            for extra in [[], ["--crop"], ["--no-quality"]] {
+                let run = try runFaceCrop(["annotate", "in.jpg", "-o", "a.png", "--no-face", "fail"] + extra, in: dir)
+                #expect(run.status == 2, "\(extra): \(run)")
+                #expect(run.stderrLines == ["Error: No face found in 'in.jpg'."], "\(extra)")
+                #expect(run.stdout.isEmpty && listing(dir) == ["in.jpg"], "\(extra)")
+            }
+            let drawn = try runFaceCrop(["annotate", "in.jpg", "-o", "a.png"], in: dir)
+            #expect(drawn.status == 0, "\(drawn)")
+            #expect(listing(dir) == ["in.jpg", "a.png"])
+        }
+    }
+
     @Test func rankSheetShowsEveryImageBestFirst() throws {
         try withScratch { dir in
             let input = dir.appendingPathComponent("in")

@@ -64,12 +64,16 @@ extension FaceCropper {
     /// `facecrop annotate`: the input drawn on by `Annotator` (its long side at most `maxSide`), written
     /// atomically to `output`. Without `qualityAnalyzer` no capture quality is shown; `crop` nil skips the
     /// crop rect. Faces below `minQuality` (else below the crop's) are drawn grey and left out of the crop.
-    public func annotate(_ input: String, to output: String, crop: CropOptions?, minQuality: Double? = nil, maxSide: Int, quality: Int? = nil)
-        throws(FaceCropError) -> CropReport
-    {
+    /// With `noFace` `.fail`, an image without a face (at or above that quality) throws `.noFace` and nothing
+    /// is written, with or without `crop`.
+    public func annotate(
+        _ input: String, to output: String, crop: CropOptions?, minQuality: Double? = nil, noFace: NoFacePolicy = .attention, maxSide: Int,
+        quality: Int? = nil
+    ) throws(FaceCropError) -> CropReport {
         let start = ContinuousClock.now
         let format = try OutputCheck.writable(output, inputs: readFiles([input]))
         var analysis = try screen(analyze(input), minimum: minQuality ?? crop?.minQuality)
+        if noFace == .fail && analysis.faces.isEmpty { throw .noFace(analysis.path) }
         if qualityAnalyzer != nil { try measureQuality(&analysis) }
         let scores = analysis.quality
         let plan = try crop.map { (options) throws(FaceCropError) in try self.plan(analysis, options: options) }
