@@ -3,6 +3,17 @@ import Testing
 
 /// best-frame's and stability's options and printed numbers on the test videos (TestVideos, VideoTests.swift).
 struct BestFrameOptionTests {
+    /// --no-still leaves the still out when the still itself is the input, as when the video is.
+    @Test func noStillGivenTheStill() throws {
+        let still = try TestVideos.liveStill()
+        let (report, _) = try bestFrame([still, "--no-still"])
+        #expect(report.object("input")?.string("video") == "live/IMG_0001.mov")
+        #expect(report.object("input")?.string("still") == nil)
+        #expect(report.frames.count == 12)
+        #expect(report.frames.allSatisfy { $0.string("source") == "video" })
+        #expect(report.object("chosen")?.string("source") == "video")
+    }
+
     @Test func everyFrameWithFramesIsOneLine() throws {
         let run = try runFaceCrop(["best-frame", "best.mp4", "--every-frame", "--frames", "5"], in: try TestVideos.dir())
         #expect(run.status == 64, "\(run)")

@@ -69,4 +69,17 @@ struct BestFrameTests {
             #expect(s.stable == e.stable)
         }
     }
+
+    /// A Live Photo's still is a candidate whether the still or the video is given, and neither with
+    /// `includeStill` off (--no-still).
+    @Test func theStillIsLeftOutWhenAsked() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (still, video) = (dir.appendingPathComponent("IMG_1.jpg").path, dir.appendingPathComponent("IMG_1.mov").path)
+        for path in [still, video] { #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8))) }
+        for input in [still, video] {
+            #expect(try BestFrameFinder.resolve(input) == VideoInput(video: video, still: still), "\(input)")
+            #expect(try BestFrameFinder.resolve(input, includeStill: false) == VideoInput(video: video, still: nil), "\(input)")
+        }
+    }
 }

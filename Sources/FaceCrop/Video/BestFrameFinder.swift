@@ -32,7 +32,7 @@ public struct BestFrameFinder: Sendable {
     }
 
     /// The video and still of an input: a video (with its still beside it, if any), or a still whose video
-    /// sits beside it with the same name.
+    /// sits beside it with the same name. Without `includeStill`, the still is left out either way.
     public static func resolve(_ input: String, includeStill: Bool = true) throws(VideoError) -> VideoInput {
         do { try InputCheck.readableFile(input) } catch { throw .image(error) }
         let name = input.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? input
@@ -46,7 +46,7 @@ public struct BestFrameFinder: Sendable {
         if VideoOptions.stillExtensions.contains(ext) {
             let candidates = siblings(VideoOptions.videoExtensions)
             guard let video = firstReadable(candidates) else { throw .stillWithoutVideo(input, looked: candidates) }
-            return VideoInput(video: video, still: input)
+            return VideoInput(video: video, still: includeStill ? input : nil)
         }
         return VideoInput(video: input, still: includeStill ? firstReadable(siblings(VideoOptions.stillExtensions)) : nil)
     }
