@@ -57,8 +57,8 @@ public enum Annotator {
     }
 }
 
-/// Scores for people: three decimals.
-package func threeDecimals(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
+/// Scores for people: three decimals ("0.0", never "-0.0", for a small negative shift).
+package func threeDecimals(_ x: Double) -> String { String(x.rounded(3)) }
 
 extension FaceCropper {
     /// `facecrop annotate`: the input drawn on by `Annotator` (its long side at most `maxSide`), written

@@ -191,9 +191,11 @@ extension FaceLandmarks {
 }
 
 extension Double {
+    /// Rounded to `places` decimals; a value that rounds to zero is 0, never -0 (which JSON would write "-0").
     func rounded(_ places: Int) -> Double {
         let scale = Double(sign: .plus, exponent: 0, significand: 1) * pow10(places)
-        return (self * scale).rounded() / scale
+        let rounded = (self * scale).rounded() / scale
+        return rounded == 0 ? 0 : rounded
     }
     private func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { r, _ in r * 10 } }
 }
