@@ -249,9 +249,33 @@ struct JSONReportTests {
             let written = try readBack("out.jpg", in: dir)
             #expect(Double(written.width) == cw && Double(written.height) == ch)
 
+            // Capture quality was not measured: no "quality" among the timings.
             let timings = try #require(json.object("timings"))
-            #expect(Set(timings.keys) == ["load", "detect", "quality", "plan", "write", "total"])
+            #expect(Set(timings.keys) == ["load", "detect", "plan", "write", "total"])
             for (key, value) in timings { #expect((number(value) ?? -1) >= 0, "\(key)") }
+        }
+    }
+
+    /// `timings.quality` is there whenever capture quality was measured, whatever the time it took, and only then.
+    @Test func qualityTimingOnlyWhenMeasured() throws {
+        try withScratch { dir in
+            try copySample("Samples/group.jpg", to: dir, as: "in.jpg")
+            try copySample("Samples/landscape-no-face.jpg", to: dir, as: "none.jpg")
+            let cases: [([String], Bool)] = [
+                (["in.jpg", "--dry-run", "--json"], false),
+                (["in.jpg", "--dry-run", "--json", "--min-quality", "0"], true),
+                (["detect", "in.jpg", "--json"], false),
+                (["detect", "in.jpg", "--json", "--quality"], true),
+                (["detect", "none.jpg", "--json", "--quality"], true),
+                (["annotate", "in.jpg", "-o", "a.png", "--json"], true),
+                (["annotate", "in.jpg", "-o", "b.png", "--json", "--no-quality"], false),
+            ]
+            for (args, measured) in cases {
+                let r = try expectSuccess(args, in: dir)
+                let timings = try #require(try parseJSONObject(r.stdout).object("timings"), "\(args)")
+                #expect((timings["quality"] != nil) == measured, "\(args): \(timings)")
+                if measured { #expect((timings.num("quality") ?? -1) >= 0, "\(args)") }
+            }
         }
     }
 }

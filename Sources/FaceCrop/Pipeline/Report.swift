@@ -163,15 +163,15 @@ public struct Timings: Codable, Sendable {
     public var load = 0.0
     /// Running the detector on the analysis copy.
     public var detect = 0.0
-    /// Capture quality (and landmarks) of all faces, when measured.
-    public var quality = 0.0
+    /// Capture quality (and landmarks) of all faces; nil (absent from `--json`) when it was not measured.
+    public var quality: Double?
     /// Planning the crop.
     public var plan = 0.0
     /// Cutting the full-resolution crop, resizing and encoding it.
     public var write = 0.0
     /// The whole job.
     public var total = 0.0
-    /// Every stage at 0.
+    /// Every stage at 0, quality not measured.
     public init() {}
 }
 
@@ -217,7 +217,8 @@ extension FaceCropper {
         let faces = analysis.faces.enumerated().map { i, f in faceReport(f, quality.flatMap { i < $0.count ? $0[i] : nil }) }
         let ignored = analysis.ignoredFaces.map { faceReport($0.face, $0.quality) }
         var timings = analysis.timings
-        for k in [\Timings.load, \.detect, \.quality, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
+        for k in [\Timings.load, \.detect, \.plan, \.write, \.total] { timings[keyPath: k] = timings[keyPath: k].rounded(2) }
+        timings.quality = timings.quality?.rounded(2)
         return CropReport(
             input: InputInfo(path: analysis.path, width: size.width, height: size.height, orientation: analysis.orientation.rawValue, loader: analysis.loader),
             analysis: AnalysisInfo(
