@@ -6,11 +6,24 @@ func cString(_ buffer: [CChar]) -> String {
 }
 
 /// Calls a shim function that reports a failure as a message in a buffer it is handed (pointer and size):
-/// its result, and the message (empty when it wrote none). The one place the shims' error buffers are made.
+/// its result, and the message as one line (empty when it wrote none). The one place the shims' error buffers
+/// are made.
 func withErrorBuffer<R>(_ call: (UnsafeMutablePointer<CChar>, Int) -> R) -> (result: R, message: String) {
     var buffer = [CChar](repeating: 0, count: 512)
     let result = buffer.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }
-    return (result, cString(buffer))
+    return (result, oneLine(cString(buffer)))
+}
+
+/// A library's message made one line for "Error: ...": OpenCV's `what()` ends in a newline and some of its
+/// messages hold more, real or written as the two characters backslash and n. Each run of them, with the
+/// spaces around it, becomes "; ", and the ends are trimmed.
+func oneLine(_ message: String) -> String {
+    message.replacing("\\n", with: "\n").split(whereSeparator: \.isNewline)
+        .compactMap { line -> Substring? in
+            guard let first = line.firstIndex(where: { !$0.isWhitespace }), let last = line.lastIndex(where: { !$0.isWhitespace }) else { return nil }
+            return line[first...last]
+        }
+        .joined(separator: "; ")
 }
 
 /// Runs `body`, which throws facecrop's errors and libvips' (so Swift sees `any Error`), as one typed throw:

@@ -367,6 +367,23 @@ struct HostilePathTests {
         }
     }
 
+    /// A model OpenCV cannot parse: its exception's message (which ends in a newline) is one clean line.
+    @Test(arguments: [["--detector", "yunet", "--model", "x.onnx"], ["--model", "x.onnx"], ["--detector", "haar", "--model", "x.xml"]])
+    func corruptModelIsOneCleanLine(_ model: [String]) throws {
+        try withScratch { dir in
+            try copySample("Samples/portrait.png", to: dir, as: "in.png")
+            try Data("not a model\n".utf8).write(to: dir.appendingPathComponent("x.onnx"))
+            try Data("<?xml version=\"1.0\"?>\n<opencv_storage>\n<cascade>bad\n".utf8).write(to: dir.appendingPathComponent("x.xml"))
+            let r = try runFaceCrop(["in.png", "-o", "out.jpg"] + model, in: dir)
+            #expect(r.status == 1, "\(r)")
+            #expect(r.stderrLines.count == 1, "\(r)")
+            let line = try #require(r.stderrLines.first)
+            #expect(line.hasPrefix("Error: Face detection failed: OpenCV("), "\(line)")
+            #expect(!line.contains("\\n") && !line.contains("\\r") && !line.hasSuffix(" ."), "\(line)")
+            #expect(!exists("out.jpg", in: dir))
+        }
+    }
+
     /// A full file system (a 64 KiB tmpfs, mounted when the tests run as root): 73 in the system's words,
     /// never blaming the input, nothing left behind.
     @Test(.enabled(if: getuid() == 0)) func fullDiskIsAnOutputProblem() throws {
