@@ -19,7 +19,8 @@ struct FaceCropCommand: ParsableCommand {
     )
 
     /// ArgumentParser's main, with one more hint: a file whose name starts with '-' is read as an option,
-    /// and the parser then reports a missing input, which is no help to someone who gave one.
+    /// and the parser then reports a missing input or an unknown option, which is no help to someone who gave
+    /// a file.
     static func main() {
         FaceCropper.openImageModulesOnDemand()
         refuseUndecodableArguments()
@@ -27,11 +28,8 @@ struct FaceCropCommand: ParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
-            if exitCode(for: error) == .validationFailure,
-                let name = arguments.first(where: { $0.count > 1 && $0.hasPrefix("-") && isFile($0) })
-            {
-                printError("Error: '\(name)' was read as an option; to use the file of that name, write './\(name)' or put it after '--'.")
+            if exitCode(for: error) == .validationFailure, let name = fileReadAsOption(Array(CommandLine.arguments.dropFirst())) {
+                printError("Error: '\(name)' is read as an option; to name a file that starts with '-', put it after '--' or write './\(name)'.")
                 exit(withError: ExitCode(64))
             }
             // A usage error is one line (the usage summary is in --help), escaped like every error line.
@@ -61,6 +59,39 @@ struct FaceCropCommand: ParsableCommand {
                 exit(withError: ExitCode(64))
             }
         }
+    }
+
+    /// The argument (before any "--") that was read as an option but names a file, when `arguments` do not
+    /// parse: one naming an existing file, or one shaped like a file name ('.' or '/' after the dash, not a
+    /// number) whose being written './NAME' changes the outcome. A value ("--margin -5.5%") gives the same
+    /// refusal either way, and is left to it, as is a mistyped option ("-x").
+    static func fileReadAsOption(_ arguments: [String]) -> String? {
+        let original: String
+        do {
+            _ = try parseAsRoot(arguments)
+            return nil
+        } catch {
+            original = message(for: error)
+        }
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        func dashed(_ argument: String) -> Bool { argument.count > 1 && argument.hasPrefix("-") && argument != "--" }
+        if let name = arguments[..<end].first(where: { dashed($0) && isFile($0) }) { return name }
+        let shaped = arguments[..<end].indices.filter { i in
+            let argument = arguments[i]
+            let name = argument.drop { $0 == "-" }
+            return dashed(argument) && (name.contains(".") || name.contains("/")) && Double(argument) == nil
+                && !(argument.hasPrefix("--") && argument.contains("="))
+        }
+        guard let first = shaped.first else { return nil }
+        var written = arguments
+        for i in shaped { written[i] = "./" + arguments[i] }
+        do {
+            _ = try parseAsRoot(written)
+        } catch {
+            let refusal = shaped.reduce(message(for: error)) { $0.replacing("./" + arguments[$1], with: arguments[$1]) }
+            if refusal == original { return nil }
+        }
+        return arguments[first]
     }
 
     static func isFile(_ path: String) -> Bool {

@@ -275,8 +275,19 @@ struct CorpusTests {
             let bare = try runFaceCrop(["-portrait.png", "-o", "out3.jpg"], in: dir)
             #expect(bare.status == 64)
             #expect(
-                bare.stderr == "Error: '-portrait.png' was read as an option; to use the file of that name, write './-portrait.png' or put it after '--'.\n")
+                bare.stderr
+                    == "Error: '-portrait.png' is read as an option; to name a file that starts with '-', put it after '--' or write './-portrait.png'.\n")
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out3.jpg").path))
+            // A name that is no file here but looks like one gets the same hint, whatever the parser made of it.
+            for args in [["-x.jpg"], ["-o", "out4.jpg", "-x.jpg"], ["-portrait.png", "-o", "out4.jpg", "-x.jpg"], ["best-frame", "-clip.mp4"]] {
+                let name = args.first { $0.hasPrefix("-") && $0.contains(".") }!
+                let r = try runFaceCrop(args, in: dir)
+                #expect(r.status == 64, "\(args): \(r)")
+                #expect(
+                    r.stderrLines == ["Error: '\(name)' is read as an option; to name a file that starts with '-', put it after '--' or write './\(name)'."],
+                    "\(args)")
+            }
+            #expect(listing(dir) == ["-portrait.png", "out.jpg", "out2.jpg"])
         }
     }
 }

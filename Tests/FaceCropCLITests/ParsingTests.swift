@@ -128,4 +128,27 @@ struct ParsingTests {
         #expect(try FaceCropCommand.parseAsRoot(["annotate", "in.jpg", "-o", "a.png", "--no-quality"]) is Annotate)
         #expect(try FaceCropCommand.parseAsRoot(["annotate", "in.jpg", "-o", "a.png", "--min-quality", "0.95"]) is Annotate)
     }
+
+    /// A file named with a leading '-', given bare, is named in the error; values and mistyped options are not.
+    @Test(
+        arguments: [
+            (["-x.jpg"], "-x.jpg"),
+            (["-o", "out.jpg", "-x.jpg"], "-x.jpg"),
+            (["in.jpg", "-o", "out.jpg", "-x.jpg"], "-x.jpg"),
+            (["-x.jpg", "-o", "out.jpg", "--margin", "-5"], nil),  // the refusal of --margin comes first either way
+            (["detect", "-dir/x.png"], "-dir/x.png"),
+            (["best-frame", "-clip.mp4", "--json"], "-clip.mp4"),
+            (["-o", "out.jpg", "--", "-x.jpg", "-y.jpg"], nil),
+            (["in.jpg", "-o", "out.jpg", "--margin=-5"], nil),
+            (["in.jpg", "-o", "out.jpg", "--margin", "-5.5%"], nil),
+            (["in.jpg", "-o", "out.jpg", "--threshold=-0.1"], nil),
+            (["in.jpg", "-o", "out.jpg", "--threshold", "-0.1"], nil),
+            (["in.jpg", "-o", "out.jpg", "--aspect", "-1.5:1"], nil),
+            (["in.jpg", "-o", "out.jpg", "-x"], nil),
+            (["in.jpg", "-o", "out.jpg", "--bogus"], nil),
+            (["in.jpg", "-o", "out.jpg"], nil),
+        ] as [([String], String?)])
+    func fileNamesReadAsOptions(_ args: [String], _ name: String?) {
+        #expect(FaceCropCommand.fileReadAsOption(args) == name, "\(args)")
+    }
 }
