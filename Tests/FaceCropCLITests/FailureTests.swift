@@ -70,7 +70,7 @@ enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
             "never overwrites its input"
         case .gifOutput: ".gif"
         case .cropOverEncodeMemory:
-            "'out.avif' would be 1350x1350 pixels, which the AVIF encoder holds whole in memory: about 215 MiB, over the limit of 95 MiB"
+            "'out.avif' would be 1350x1350 pixels, which the AVIF encoder holds whole in memory: about 257 MiB, over the limit of 95 MiB"
         case .annotateOverEncodeMemory: "which the HEIC encoder holds whole in memory"
         case .sheetOverEncodeMemory: "'sheet.webp' would be"
         case .txtOutput: ".txt"

@@ -156,11 +156,11 @@ struct HostileValueTests {
         ),
         (
             ["in.jpg", "-o", "out.avif", "--width", "16383", "--aspect", "1:1"],
-            "Output 'out.avif' would be 16383x16383 pixels, which the AVIF encoder holds whole in memory: about 24622 MiB, over the limit of 2048 MiB; raise it with --max-encode-memory."
+            "Output 'out.avif' would be 16383x16383 pixels, which the AVIF encoder holds whole in memory: about 30765 MiB, over the limit of 2048 MiB; raise it with --max-encode-memory."
         ),
         (
             ["in.jpg", "-o", "out.heic", "--size", "4000x3000", "--max-encode-memory", "100000"],
-            "Output 'out.heic' would be 4000x3000 pixels, which the HEIC encoder holds whole in memory: about 238 MiB, over the limit of 100000 bytes; raise it with --max-encode-memory."
+            "Output 'out.heic' would be 4000x3000 pixels, which the HEIC encoder holds whole in memory: about 261 MiB, over the limit of 100000 bytes; raise it with --max-encode-memory."
         ),
         (["in.jpg", "-o", "out.jpg", "--max-encode-memory", "0"], "Expected an integer from 1 to 1099511627776 for --max-encode-memory but received '0'."),
         // A dry run checks the output's own format too, and without -o only the pixel limit.

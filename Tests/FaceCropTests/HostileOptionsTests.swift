@@ -176,10 +176,16 @@ extension HostileOptionsTests {
     @Test(
         arguments: [
             (ImageFormat.jpeg, 1_000_000_000_000, 0), (.png, 1 << 40, 0), (.tiff, 1_000_000, 0), (.webp, 1_000_000, 6_000_000),
-            (.heif, 1_000_000, 18_000_000 + (32 << 20)), (.avif, 1_000_000, 96_000_000 + (48 << 20)), (.avif, 0, 48 << 20), (.avif, -5, 48 << 20),
+            (.heif, 1_000_000, 20_000_000 + (32 << 20)), (.avif, 1_000_000, 120_000_000 + (48 << 20)), (.avif, 0, 48 << 20), (.avif, -5, 48 << 20),
             (.avif, Int.max, Int.max), (.webp, Int.max / 2, Int.max),
         ] as [(ImageFormat, Int, Int)])
     func encoderMemory(_ row: (ImageFormat, Int, Int)) {
         #expect(row.0.encoderMemory(pixels: row.1) == row.2)
+    }
+
+    /// Samples over 8 bits (16-bit PNG and TIFF, floats) are counted higher where the encoder takes more.
+    @Test(arguments: [(ImageFormat.webp, 8_000_000), (.heif, 36_000_000 + (32 << 20)), (.avif, 144_000_000 + (48 << 20)), (.jpeg, 0)])
+    func encoderMemoryOfDeepSamples(_ row: (ImageFormat, Int)) {
+        #expect(row.0.encoderMemory(pixels: 1_000_000, highDepth: true) == row.1)
     }
 }

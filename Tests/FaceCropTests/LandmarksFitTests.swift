@@ -233,7 +233,7 @@ struct LandmarksFitTests {
 
     static let badModels: [BadModel] = [
         BadModel(path: "/nonexistent/shape_predictor.dat", message: "No such file or directory"),
-        BadModel(path: Fixtures.path("Golden"), message: "Is a directory"),
+        BadModel(path: Fixtures.path("Golden"), message: "is not a regular file"),
         BadModel(path: Fixtures.path("Golden/portrait-16x9/case.json"), message: "it is not a dlib shape predictor model"),
     ]
 

@@ -118,18 +118,19 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Bytes libvips' encoder for the format holds for a picture of `pixels`, on the safe side of what was
-    /// measured with Debian bookworm's libvips 8.14, libwebp, libheif with x265 and libaom (docs/security.md):
-    /// WebP, HEIC and AVIF are encoded whole; JPEG, PNG and TIFF are written in strips (0). Int.max on overflow.
-    public func encoderMemory(pixels: Int) -> Int {
-        let (fixed, perPixel) =
+    /// Bytes libvips' encoder for the format holds for a picture of `pixels` (of samples over 8 bits: `highDepth`),
+    /// on the safe side of what was measured with Debian bookworm's libvips 8.14, libwebp, libheif with x265 and
+    /// libaom (docs/security.md): WebP, HEIC and AVIF are encoded whole; JPEG, PNG and TIFF are written in strips
+    /// (0). Int.max on overflow.
+    public func encoderMemory(pixels: Int, highDepth: Bool = false) -> Int {
+        let (fixed, perPixel, deep) =
             switch self {
-            case .jpeg, .png, .tiff: (0, 0)
-            case .webp: (0, 6)
-            case .heif: (32 << 20, 18)
-            case .avif: (48 << 20, 96)  // libaom above about 8.8 megapixels; a third of it below
+            case .jpeg, .png, .tiff: (0, 0, 0)
+            case .webp: (0, 6, 8)
+            case .heif: (32 << 20, 20, 36)
+            case .avif: (48 << 20, 120, 144)  // libaom; at most a third of it for some near-square pictures under 8.8 Mpx
             }
-        return checkedProduct(max(0, pixels), perPixel).map { $0 + fixed } ?? .max
+        return checkedProduct(max(0, pixels), highDepth ? deep : perPixel).map { $0 + fixed } ?? .max
     }
 
     /// The format's name in messages: JPEG, PNG, WebP, TIFF, HEIC or AVIF.
@@ -148,7 +149,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 /// Output sizes checked before any work: what the format can hold, the output pixel limit and the memory its
 /// encoder would take.
 package enum OutputLimits {
-    package static func check(_ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int, maxEncodeMemory: Int) throws(FaceCropError) {
+    package static func check(
+        _ size: ImageSize, format: ImageFormat, path: String, maxPixels: Int, maxEncodeMemory: Int, highDepth: Bool = false
+    ) throws(FaceCropError) {
         if size.width < 1 || size.height < 1 {
             throw .outputTooLarge(path, width: size.width, height: size.height, reason: "which is not a picture")
         }
@@ -162,7 +165,7 @@ package enum OutputLimits {
                 path, width: size.width, height: size.height,
                 reason: "over the limit of \(maxPixels) output pixels; raise it with --max-output-pixels")
         }
-        let bytes = format.encoderMemory(pixels: pixels)
+        let bytes = format.encoderMemory(pixels: pixels, highDepth: highDepth)
         if bytes > maxEncodeMemory {
             throw .outputTooLarge(
                 path, width: size.width, height: size.height,

@@ -42,18 +42,21 @@ public struct Analysis: Sendable {
     /// Pixels turned into sRGB on output (`VipsImage.needsSRGB`: CMYK, scRGB, CIELAB...). Decided once, from the
     /// header libvips read.
     let needsSRGB: Bool
+    /// Samples of more than 8 bits (16-bit PNG or TIFF, floats): encoders that hold the whole picture take more
+    /// (`ImageFormat.encoderMemory`).
+    let highDepth: Bool
     /// The share of `FaceCropper.decodeBudget` a whole-frame input holds while it is analysed and cropped.
     let decodePermit: DecodeBudget.Permit?
 
     init(
         path: String, storedSize: ImageSize, orientation: Orientation, loader: ImageLoader, detector: DetectorKind, faces: [FaceObservation],
         analysisSize: ImageSize, preview: VipsImage, pixels: PixelSource, input: ImageInput, needsSRGB: Bool,
-        decodePermit: DecodeBudget.Permit? = nil
+        highDepth: Bool = false, decodePermit: DecodeBudget.Permit? = nil
     ) {
         self.decodePermit = decodePermit
         (self.path, self.storedSize, self.orientation, self.loader, self.detector) = (path, storedSize, orientation, loader, detector)
         (self.faces, self.analysisSize, self.preview, self.pixels, self.input) = (faces, analysisSize, preview, pixels, input)
-        self.needsSRGB = needsSRGB
+        (self.needsSRGB, self.highDepth) = (needsSRGB, highDepth)
     }
 
     /// An image whose pixels are all in memory already, in sRGB (a video frame, a still at the analysis size).

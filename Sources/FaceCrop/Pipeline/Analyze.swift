@@ -93,6 +93,7 @@ extension FaceCropper {
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
             analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, needsSRGB: header.needsSRGB,
+            highDepth: header.decodedBytes > stored.width * stored.height * header.bands,
             decodePermit: decodePermit)
         analysis.uprightOrientation = turn
         analysis.timings.load = Self.ms(start, loaded) + Self.ms(detectedAt, .now)

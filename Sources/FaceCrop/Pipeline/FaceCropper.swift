@@ -31,7 +31,7 @@ public struct FaceCropper: Sendable {
     /// Outputs whose encoder holds the whole picture (WebP, HEIC, AVIF: `ImageFormat.encoderMemory`) are refused
     /// when that would take more bytes than this, before the crop is cut: crops, annotated images, contact sheets.
     public var maxEncodeMemory = FaceCropper.defaultMaxEncodeMemory
-    /// 2 GiB: an AVIF of 21 megapixels (a 16:9 crop of a 24-megapixel photo), a HEIC of 117, any WebP.
+    /// 2 GiB: an AVIF of 17 megapixels (a 16:9 crop of a 20-megapixel photo), a HEIC of 105, any WebP.
     public static let defaultMaxEncodeMemory = 2 << 30
     /// Images whose decoded pixels take at most this many bytes are decoded once, into memory (64 MiB: a
     /// 22-megapixel RGB photo); larger ones are read twice, sequentially, to bound memory.

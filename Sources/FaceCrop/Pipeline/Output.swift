@@ -19,7 +19,9 @@ extension FaceCropper {
         _ analysis: Analysis, crop: PixelRect, size outSize: ImageSize, format: ImageFormat, path: String, options: CropOptions
     ) throws(FaceCropError) {
         try options.check()
-        try OutputLimits.check(outSize, format: format, path: path, maxPixels: options.maxOutputPixels, maxEncodeMemory: maxEncodeMemory)
+        try OutputLimits.check(
+            outSize, format: format, path: path, maxPixels: options.maxOutputPixels, maxEncodeMemory: maxEncodeMemory,
+            highDepth: analysis.highDepth)
         guard crop.width > 0, crop.height > 0, crop.x >= 0, crop.y >= 0, crop.x <= analysis.size.width - crop.width,
             crop.y <= analysis.size.height - crop.height
         else {
