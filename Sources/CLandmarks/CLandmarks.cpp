@@ -233,8 +233,15 @@ bool write_cache(const CompactModel &m, const ModelKey &key, const std::string &
     const uint64_t length = uint64_t(m.initial.size());
     static std::atomic<unsigned> counter{0};
     const std::string temp = path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-    FILE *file = std::fopen(temp.c_str(), "wb");
-    if (!file) return false;
+    // A new file of our own: not through a link, nor over a file someone left under that name.
+    const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    FILE *file = fdopen(fd, "wb");
+    if (!file) {
+        close(fd);
+        std::remove(temp.c_str());
+        return false;
+    }
     std::vector<char> buffer(1 << 20);
     std::setvbuf(file, buffer.data(), _IOFBF, buffer.size());
     Writer w{file};
@@ -282,10 +289,12 @@ bool write_cache(const CompactModel &m, const ModelKey &key, const std::string &
 
 // The cache read straight into the compact model (dlib's own structures would take twice its memory).
 bool read_cache(const std::string &path, const ModelKey &key, CompactModel &model) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Only a regular file of our own making: a FIFO left under the name would block the open (hence O_NONBLOCK)
+    // and the reads, a link could point anywhere.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) return false;
     struct stat st;
-    const bool sized = fstat(fd, &st) == 0 && st.st_size > 0;
+    const bool sized = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
     const Mapping mapping(sized ? fd : -1, sized ? size_t(st.st_size) : 0);
     close(fd);
     if (mapping.data == MAP_FAILED) return false;

@@ -214,6 +214,29 @@ struct LandmarksFitTests {
         #expect(unwritable.writtenCachePath == nil && unwritable.cacheWrittenNote == nil)
     }
 
+    /// Only a regular file is read as the cache: a FIFO under its name (which would block the open forever) and
+    /// a symbolic link (which could point anywhere) are passed over, and the model is loaded from itself, then
+    /// cached in their place.
+    @Test(arguments: ["fifo", "link"])
+    func aCacheThatIsNotARegularFileIsPassedOver(_ kind: String) throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let model = Fixtures.path("Tests/Fixtures/tiny-shape-predictor.dat")
+        let cacheDir = dir.appendingPathComponent("cache").path
+        let cache = cacheDir + "/tiny-shape-predictor.dat.facecrop-raw"
+        // A good cache, moved aside: the link points at it.
+        _ = try LandmarkFitter(modelPath: model, cacheDirectory: cacheDir)
+        try FileManager.default.moveItem(atPath: cache, toPath: dir.appendingPathComponent("elsewhere").path)
+        if kind == "fifo" {
+            #expect(mkfifo(cache, 0o600) == 0)
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: cache, withDestinationPath: dir.appendingPathComponent("elsewhere").path)
+        }
+        let fitter = try LandmarkFitter(modelPath: model, cacheDirectory: cacheDir)
+        #expect(!fitter.loadedFromCache && fitter.pointCount == 3)
+        #expect(try LandmarkFitter(modelPath: model, cacheDirectory: cacheDir).loadedFromCache, "a regular cache written in its place")
+    }
+
     @Test func anUnwritableCacheFolderIsIgnored() throws {
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
