@@ -186,7 +186,12 @@ public struct ServerConfiguration: Sendable {
         }
 
         var c = ServerConfiguration()
-        if let host = last("--host") { c.host = host }
+        if let host = last("--host") {
+            guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw ConfigurationError("Expected a host name or address for --host but received '\(host)'.")
+            }
+            c.host = host
+        }
         if let port = try integer("--port", 0...65535) { c.port = port }
         c.root = last("--root")
         c.allowedHosts = Set((values["--allow-host"] ?? []).map { $0.lowercased() }.filter { !$0.isEmpty })

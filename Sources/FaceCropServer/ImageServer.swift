@@ -69,7 +69,9 @@ public final class ImageServer: Sendable {
     /// Why `application` stopped before it listened: the system's words for a socket's error ("address already
     /// in use"), not the name of NIO's call that failed.
     public static func reason(_ error: any Error) -> String {
-        (error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() } ?? "\(error)"
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)).lowercased() }
+        if let error = error as? SocketAddressError.UnknownHost { return "no such host (\(error.errorDescription.lowercased()))" }
+        return "\(error)"
     }
 
     /// The Hummingbird application on `configuration.host` and `port`; `onRunning` hears the port it listens on.

@@ -39,7 +39,7 @@ extension ProcessingOptions {
         guard both ? resize == .force || (resize == .fill && enlarge) : enlarge && resize != .fillDown else { return }
         let side = max(width, height)
         if side > format.maxDimension {
-            throw .badOptions("The output would have a side of \(side) pixels, over the \(format.maxDimension) a \(format.displayName) side can have.")
+            throw .badOptions("The output would have a side of \(side) pixels, over the \(format.maxDimension) \(format.withArticle) side can have.")
         }
         if both, width * height > maxOutputPixels {
             throw .badOptions("The output would be \(width)x\(height) pixels, over the limit of \(maxOutputPixels) output pixels (--max-output-pixels).")

@@ -68,7 +68,8 @@ do {
     try await group.run()
 } catch {
     if !listening.load(ordering: .sequentiallyConsistent) {
-        FileHandleOutput.standardError("Error: Cannot listen on \(configuration.host):\(configuration.port): \(ImageServer.reason(error)).\n")
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host  // IPv6
+        FileHandleOutput.standardError("Error: Cannot listen on \(host):\(configuration.port): \(ImageServer.reason(error)).\n")
     } else {
         logger.error("stopped", metadata: ["error": "\(error)"])
     }

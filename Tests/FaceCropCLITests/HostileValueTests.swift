@@ -147,6 +147,7 @@ struct HostileValueTests {
         (["in.jpg", "-o", "out.jpg", "--margin", "-5"], "Expected a number of pixels (200) or a percentage (40%) for --margin but received '-5'."),
         (["in.jpg", "-o", "out.jpg", "--width", "65501"], "Expected at most 65500 for --width (the largest JPEG side) but received '65501'."),
         (["in.jpg", "-o", "out.webp", "--size", "16384x100"], "Output 'out.webp' would be 16384x100 pixels, over the 16383 pixels a WebP side can have."),
+        (["in.jpg", "-o", "out.avif", "--size", "16385x100"], "Output 'out.avif' would be 16385x100 pixels, over the 16384 pixels an AVIF side can have."),
         (["in.jpg", "-o", "."], "Expected a file name for -o but received '.', which names a folder."),
         (["in.jpg", "-o", "dir/.."], "Expected a file name for -o but received 'dir/..', which names a folder."),
         (["batch", "in.jpg", "--output-dir", "o", "--jobs", "-1"], "Expected an integer from 1 to 256 for --jobs but received '-1'."),

@@ -207,6 +207,21 @@ struct ServedBinaryTests {
         }
     }
 
+    /// A host that is no name of this machine: the reason in words, the address as one would write it.
+    @Test(arguments: [("256.1.1.1", "256.1.1.1", "no such host"), ("fe80::1", "[fe80::1]", "")])
+    func unknownHostIsOneClearLine(_ row: (host: String, shown: String, reason: String)) throws {
+        let server = Process()
+        server.executableURL = try Repo.serveBinary()
+        server.arguments = ["--port", "18099", "--host", row.host, "--root", "/tmp", "--allow-unsigned"]
+        let error = Pipe()
+        (server.standardOutput, server.standardError) = (FileHandle.nullDevice, error)
+        try server.run()
+        let complained = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 1)
+        #expect(complained.hasPrefix("Error: Cannot listen on \(row.shown):18099: \(row.reason)") && complained.split(separator: "\n").count == 1, "\(complained)")
+    }
+
     /// The built facecrop-serve opens libvips' format modules when it needs them, as the facecrop command does:
     /// HEIF's and OpenSlide's at start; JPEG XL's with the first input no open loader knows, which is then refused
     /// (422, its loader blocked), and the server goes on serving.

@@ -383,6 +383,8 @@ struct ConfigurationTests {
             (["--root", "/r", "--slots", "0"], keys, "--slots"),
             (["--root", "/r", "--max-connections", "0"], keys, "--max-connections"),
             (["--root", "/r", "--bogus"], keys, "Unknown option"),
+            (["--root", "/r", "--host", ""], keys, "Expected a host name or address for --host"),
+            (["--root", "/r", "--host", "a b"], keys, "Expected a host name or address for --host"),
             (["--root"], keys, "Expected a value"),
             (["--root", "/r", "--timeout", "-1"], keys, "--timeout"),
             (["--root", "/r", "--idle-timeout", "0.0004"], keys, "from 0.001 to 3600 for --idle-timeout"),

@@ -133,6 +133,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         return checkedProduct(max(0, pixels), highDepth ? deep : perPixel).map { $0 + fixed } ?? .max
     }
 
+    /// "a JPEG", "an AVIF": the name with its article, for messages.
+    public var withArticle: String { (self == .avif ? "an " : "a ") + displayName }
+
     /// The format's name in messages: JPEG, PNG, WebP, TIFF, HEIC or AVIF.
     public var displayName: String {
         switch self {
@@ -158,7 +161,7 @@ package enum OutputLimits {
         if max(size.width, size.height) > format.maxDimension {
             throw .outputTooLarge(
                 path, width: size.width, height: size.height,
-                reason: "over the \(format.maxDimension) pixels a \(format.displayName) side can have")
+                reason: "over the \(format.maxDimension) pixels \(format.withArticle) side can have")
         }
         guard let pixels = checkedProduct(size.width, size.height), pixels <= maxPixels else {
             throw .outputTooLarge(
