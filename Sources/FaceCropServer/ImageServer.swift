@@ -147,7 +147,7 @@ public final class ImageServer: Sendable {
     /// What an image or /info request produced.
     enum Rendered: Sendable {
         case notModified
-        case body([UInt8])
+        case body([UInt8], ImageFormat)
     }
 
     func image(_ request: Request, path: String, info: Bool, head: Bool) async throws(ServerError) -> Response {
@@ -169,10 +169,11 @@ public final class ImageServer: Sendable {
         let wildcard = HTTPRules.isWildcard(ifNoneMatch: request.headers[.ifNoneMatch])
         let ifNoneMatch = wildcard ? nil : request.headers[.ifNoneMatch]
         let kind = info ? "info" : "image"
-        let type = info ? "application/json" : HTTPRules.contentType(format)
         let name = url.source.name
         if !info {
-            try url.options.checkBeforeWork(format: format, maxOutputPixels: configuration.maxOutputPixels, maxEncodeMemory: configuration.maxEncodeMemory)
+            // A format the client only accepts gives way to JPEG when its encoder would take too much (`render`).
+            let maxEncodeMemory = negotiated ? Int.max : configuration.maxEncodeMemory
+            try url.options.checkBeforeWork(format: format, maxOutputPixels: configuration.maxOutputPixels, maxEncodeMemory: maxEncodeMemory)
         }
 
         // Local files: the ETag from stat alone, so a 304 costs no read and takes no slot.
@@ -215,19 +216,19 @@ public final class ImageServer: Sendable {
             let source = bytes
             bytes = []
             do throws(FaceCropError) {
-                let out = try await onThread { [self] () throws(FaceCropError) -> [UInt8] in
-                    try render(source, name: name, options: url.options, format: format, info: info)
+                let out = try await onThread { [self] () throws(FaceCropError) -> ([UInt8], ImageFormat) in
+                    try render(source, name: name, options: url.options, format: format, negotiated: negotiated, info: info)
                 }
-                return (wildcard ? .notModified : .body(out), tag)
+                return (wildcard ? .notModified : .body(out.0, out.1), tag)
             } catch {
                 throw ServerError(error)
             }
         }
         switch rendered {
         case .notModified: return Self.notModified(headers, etag: tag)
-        case .body(let body):
+        case .body(let body, let made):
             headers[.eTag] = tag
-            return Self.response(200, type: type, body: body, headers: headers, head: head)
+            return Self.response(200, type: info ? "application/json" : HTTPRules.contentType(made), body: body, headers: headers, head: head)
         }
     }
 
@@ -245,8 +246,11 @@ public final class ImageServer: Sendable {
     }
 
     /// The blocking part, on a thread of its own: analyse, plan (by the URL's gravity), then encode the crop or
-    /// the /info document.
-    func render(_ bytes: [UInt8], name: String, options url: ProcessingOptions, format: ImageFormat, info: Bool) throws(FaceCropError) -> [UInt8] {
+    /// the /info document, and the format it is in: `format`, or JPEG when `format` was `negotiated` from Accept
+    /// and its encoder would take more than `--max-encode-memory` (every client takes JPEG; its encoder streams).
+    func render(_ bytes: [UInt8], name: String, options url: ProcessingOptions, format: ImageFormat, negotiated: Bool, info: Bool) throws(FaceCropError)
+        -> ([UInt8], ImageFormat)
+    {
         let analysis = try cropper.analyze(bytes: bytes, name: name)
         var options = CropOptions()
         options.strategy = url.strategy
@@ -288,9 +292,10 @@ public final class ImageServer: Sendable {
             let document = InfoDocument(report: report, output: PlannedOutput(width: size.width, height: size.height, format: format))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            do { return Array(try encoder.encode(document)) } catch { throw .imageProcessing("\(error)") }
+            do { return (Array(try encoder.encode(document)), format) } catch { throw .imageProcessing("\(error)") }
         }
-        return try cropper.encode(analysis, crop: crop.rect, as: format, options: options).bytes
+        let made = negotiated && !cropper.encoderFits(format, size: size, for: analysis) ? .jpeg : format
+        return (try cropper.encode(analysis, crop: crop.rect, as: made, options: options).bytes, made)
     }
 
     // MARK: Responses

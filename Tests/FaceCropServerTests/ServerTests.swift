@@ -84,6 +84,25 @@ struct ServerTests {
         }
     }
 
+    /// A format taken from Accept gives way to JPEG when its encoder would take more than --max-encode-memory; one
+    /// the URL names is refused (400). 1000x1000 AVIF is counted at 168 MiB, WebP at 6 MB.
+    @Test func negotiatedFormatsGiveWayToJPEGOverTheEncoderLimit() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            try await withServer(LiveServer.configuration(root: root) { $0.maxEncodeMemory = 60_000_000 }) { s async throws in
+                let path = "/rs:fill:1000:1000/plain/local:///group.jpg"
+                let chrome = [("Accept", "image/avif,image/webp,*/*")]
+                let negotiated = try await s.get(signed(path), headers: chrome)
+                #expect(negotiated.status == 200 && negotiated.header("Content-Type") == "image/jpeg", "\(negotiated)")
+                #expect(try imageInfo(negotiated.body).loader.hasPrefix("jpegload"))
+                let webp = try await s.get(signed(path), headers: [("Accept", "image/webp,*/*")])
+                #expect(webp.status == 200 && webp.header("Content-Type") == "image/webp", "\(webp)")
+                let named = try await s.get(signed(path + "@avif"), headers: chrome)
+                #expect(named.status == 400 && named.json?["error"] as? String != nil, "\(named)")
+            }
+        }
+    }
+
     @Test func formatsByExtensionOptionAndAccept() async throws {
         try await withScratch { dir in
             let root = try makeRoot(in: dir)
