@@ -161,10 +161,9 @@ struct Crop: ParsableCommand {
             var info: OutputInfo?
             if let output, let format, !dryRun {
                 if output == "-" {
-                    let encoded = try cropper.encode(analysis, crop: crop.rect, as: format, options: options)
+                    let encoded = try cropper.encode(analysis, crop: crop.rect, as: format, options: options, name: "-")
                     try StandardStreams.write(encoded.bytes)
                     info = encoded.info
-                    info?.path = "-"
                 } else {
                     info = try cropper.write(analysis, crop: crop.rect, to: output, options: options)
                 }

@@ -183,4 +183,18 @@ struct HostileValueTests {
             #expect(r.stderrLines == ["Error: \(message)"], "\(r)")
         }
     }
+
+    /// Standard output is named '-' in the refusal, as with a fixed --size, found once the crop is planned.
+    @Test func standardOutputOverTheEncoderLimitIsNamedDash() throws {
+        try withScratch { dir in
+            let tiny = dir.appendingPathComponent("tiny.png")
+            try vips(["black", tiny.path, "8", "8"])
+            let r = try runFaceCrop(["-", "-o", "-", "--format", "avif", "--max-encode-memory", "1000"], in: dir, stdin: try Data(contentsOf: tiny))
+            #expect(r.status == 64 && r.stdout.isEmpty, "\(r)")
+            #expect(
+                r.stderrLines == [
+                    "Error: Output '-' would be 8x8 pixels, which the AVIF encoder holds whole in memory: about 49 MiB, over the limit of 1000 bytes; raise it with --max-encode-memory."
+                ], "\(r)")
+        }
+    }
 }

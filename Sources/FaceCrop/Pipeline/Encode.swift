@@ -3,13 +3,13 @@ import FaceCropCore
 
 extension FaceCropper {
     /// `write` into memory: the bytes it would write to a file of that format, byte for byte; no file is touched.
-    /// `OutputInfo.path` is `FaceCropper.memoryName`.
-    public func encode(_ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions) throws(FaceCropError) -> (
-        bytes: [UInt8], info: OutputInfo
-    ) {
-        guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(Self.memoryName + "." + format.rawValue) }
+    /// `name` stands for the output in errors and is `OutputInfo.path` ("-" for standard output).
+    public func encode(
+        _ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions, name: String = FaceCropper.memoryName
+    ) throws(FaceCropError) -> (bytes: [UInt8], info: OutputInfo) {
+        guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(name + "." + format.rawValue) }
         let outSize = Self.outputSize(for: crop, options)
-        try checkOutput(analysis, crop: crop, size: outSize, format: format, path: Self.memoryName, options: options)
+        try checkOutput(analysis, crop: crop, size: outSize, format: format, path: name, options: options)
         let bytes: [UInt8]
         do throws(VipsError) {
             var image = try Self.output(analysis, crop: crop, size: outSize, options: options)
@@ -22,7 +22,7 @@ extension FaceCropper {
             }
         }
         let info = OutputInfo(
-            path: Self.memoryName, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options))
+            path: name, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options))
         return (bytes, info)
     }
 }
