@@ -99,6 +99,10 @@ ff -f lavfi -i "testsrc2=size=320x240:rate=30" -frames:v 0 -c:v mpeg4 -f avi "$o
 printf 'this is not a video\n' >"$out/text.mp4"
 # best.mp4's stream without its container, named .mp4: raw H.264 has no timestamps, nor a duration.
 ff -i "$out/best.mp4" -c copy -bsf:v h264_mp4toannexb -f h264 "$out/raw-h264.mp4"
+# Two raw streams end to end, 320x240 then 480x480: a picture size that changes at 1 s.
+ff -i "$out/noface.mp4" -c copy -bsf:v h264_mp4toannexb -f h264 "$out/small.h264"
+cat "$out/small.h264" "$out/raw-h264.mp4" >"$out/size-change.mp4"
+rm -f "$out/small.h264"
 # A playlist named .mp4 that names itself: FFmpeg's HLS demuxer would open it again and again.
 printf '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nplaylist.mp4\n' >"$out/playlist.mp4"
 ff -f lavfi -i "sine=frequency=440:duration=1" -c:a aac "$out/audio.m4v"

@@ -115,6 +115,7 @@ struct VideoHandle {
     int decoded_any;
     int pending;          // v->frame holds a frame not yet returned
     long received;        // frames the decoder has returned since the file was opened
+    int width, height;    // the first frame's picture size, which every frame must keep
     int untimed;          // a frame came without a timestamp (a raw stream): times are counted, never sought
     double last_time;     // time of the frame in v->frame
     double *needed;       // with video_decode_only: times of the frames to decode, sorted (others only if referenced)
@@ -203,6 +204,17 @@ static int next_frame(VideoHandle *v, char *error, size_t error_size) {
             v->decoded_any = 1;
             v->received++;
             v->last_time = frame_time(v, v->frame);
+            // Frames are converted to the first one's size: a stream that changes size (streams joined end to end)
+            // would come out squashed.
+            if (v->width == 0) {
+                v->width = v->frame->width;
+                v->height = v->frame->height;
+            } else if (v->frame->width != v->width || v->frame->height != v->height) {
+                if (error && error_size > 0)
+                    snprintf(error, error_size, "its picture size changes from %dx%d to %dx%d at %.3f s, and facecrop reads videos of one size",
+                             v->width, v->height, v->frame->width, v->frame->height, v->last_time);
+                return VIDEO_DAMAGED;
+            }
             return VIDEO_OK;
         }
         if (rc == AVERROR_EOF) return VIDEO_END;

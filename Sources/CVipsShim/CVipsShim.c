@@ -283,11 +283,16 @@ int fc_thumbnail_blob(FCBlob *blob, int width, int height, int fail_on_truncated
 int fc_preview(FCImage *in, int box, FCImage **out) {
     *out = NULL;
     VipsObject *scope = VIPS_OBJECT(vips_image_new());
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 7);
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 8);
     VipsImage *x = in;
     int rc = 0;
+    // Coded pixels (a LabQ TIFF packs CIELAB in 4 bytes) are decoded first: their 4th byte is no alpha.
+    if (in->Coding != VIPS_CODING_NONE) {
+        rc = vips_image_decode(in, &t[7]);
+        x = t[7];
+    }
     // Like vips_thumbnail: resample premultiplied, so transparent pixels' colour does not bleed in.
-    const int alpha = vips_image_hasalpha(in);
+    const int alpha = rc == 0 && vips_image_hasalpha(x);
     if (alpha) {
         rc = vips_premultiply(x, &t[4], NULL);
         x = t[4];

@@ -306,6 +306,11 @@ struct BestFrameFailureTests {
             message: "Error: Input 'text.mp4' is not a video facecrop can read (no demuxer could read it: Invalid data found when processing input)."),
         Case(args: ["audio.m4v"], status: 65, message: "Error: Input 'audio.m4v' has no video stream."),
         Case(
+            args: ["size-change.mp4"], status: 65,
+            message:
+                "Error: Input 'size-change.mp4' is damaged: its picture size changes from 320x240 to 480x480 at 1.000 s, and facecrop reads videos of one size."
+        ),
+        Case(
             args: ["playlist.mp4"], status: 65,
             message:
                 "Error: Input 'playlist.mp4' is not a video facecrop can read (its format is not one facecrop reads: MP4/QuickTime, Matroska/WebM, AVI, MPEG-TS, raw H.264, HEVC or IVF)."

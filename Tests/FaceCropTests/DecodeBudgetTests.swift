@@ -65,3 +65,39 @@ struct DecodeBudgetTests {
         withExtendedLifetime(second) {}
     }
 }
+
+/// The queue between best-frame's registration and its analysis workers: a producer that fails cancels it, and
+/// the workers waiting for frames stop, so that it can join them (they waited forever: a video whose decoding
+/// failed partway hung best-frame).
+@Suite(.timeLimit(.minutes(1)))
+struct FrameQueueTests {
+    @Test func cancelStopsWaitingConsumersAndTheProducer() throws {
+        let queue = FrameQueue<Int>(capacity: 2)
+        #expect(queue.push(1))
+        let consumers = (0..<2).map { _ in
+            BackgroundTask<[Int]> {
+                var taken: [Int] = []
+                while let element = queue.pop() { taken.append(element) }
+                return taken
+            }
+        }
+        usleep(50_000)  // both consumers wait on the empty queue (the test's outcome does not depend on it)
+        queue.cancel()
+        let taken = try consumers.flatMap { try $0.value() }
+        #expect(taken.count <= 1 && taken.allSatisfy { $0 == 1 })
+        #expect(!queue.push(2), "a cancelled queue takes no more")
+        #expect(queue.pop() == nil)
+    }
+
+    @Test func finishDrainsTheQueue() throws {
+        let queue = FrameQueue<Int>(capacity: 4)
+        let consumer = BackgroundTask<[Int]> {
+            var taken: [Int] = []
+            while let element = queue.pop() { taken.append(element) }
+            return taken
+        }
+        for i in 0..<10 { #expect(queue.push(i)) }
+        queue.finish()
+        #expect(try consumer.value() == Array(0..<10))
+    }
+}

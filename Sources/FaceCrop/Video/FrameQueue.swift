@@ -52,11 +52,12 @@ final class FrameQueue<Element>: @unchecked Sendable {
         }
     }
 
-    /// Consumer: the next element, waiting for one; nil once the producer has finished and all were taken.
+    /// Consumer: the next element, waiting for one; nil once the producer has finished and all were taken, or
+    /// once the queue is cancelled.
     func pop() -> Element? {
         locked {
-            while head == items.count && !finished { pthread_cond_wait(changed, mutex) }
-            guard head < items.count else { return nil }
+            while head == items.count && !finished && !cancelled { pthread_cond_wait(changed, mutex) }
+            guard !cancelled, head < items.count else { return nil }
             let element = items[head]
             items[head] = nil
             head += 1
@@ -69,7 +70,8 @@ final class FrameQueue<Element>: @unchecked Sendable {
         }
     }
 
-    /// Consumer: stop the producer (its next push returns false).
+    /// Either side: stop the other. The producer's next push returns false; the consumers' pops return nil, so
+    /// a producer that fails can join them.
     func cancel() {
         locked {
             cancelled = true
