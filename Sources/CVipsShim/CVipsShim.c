@@ -375,6 +375,19 @@ char *fc_loader(FCImage *image) {
     return g_strdup("");
 }
 
+int fc_is_srgb_as_float(FCImage *image) {
+    VipsBandFormat format = vips_image_get_format(image);
+    if (vips_image_get_interpretation(image) != VIPS_INTERPRETATION_scRGB ||
+        (format != VIPS_FORMAT_FLOAT && format != VIPS_FORMAT_DOUBLE))
+        return 0;
+    double max = 0;
+    return vips_max(image, &max, NULL) == 0 && max > 2;
+}
+
+int fc_tag_srgb(FCImage *in, FCImage **out) {
+    return vips_copy(in, out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+}
+
 char *fc_interpretation(FCImage *image) {
     return g_strdup(vips_enum_nick(VIPS_TYPE_INTERPRETATION, vips_image_get_interpretation(image)));
 }

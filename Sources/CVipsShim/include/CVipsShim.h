@@ -83,6 +83,11 @@ int fc_orientation(FCImage *image);
 char *fc_loader(FCImage *image);
 /// Interpretation nickname, e.g. "srgb", "b-w", "cmyk". Free with fc_free.
 char *fc_interpretation(FCImage *image);
+/// A float image tagged scRGB (linear light, 0...1, as libvips reads every float RGB TIFF) whose values reach
+/// past 2: sRGB written as floats of 0...255. Reads the pixels: for images in memory.
+int fc_is_srgb_as_float(FCImage *image);
+/// The same pixels tagged sRGB.
+int fc_tag_srgb(FCImage *in, FCImage **out);
 
 /// Decodes to packed 8-bit RGB (alpha flattened on white). *out is g_malloc'ed: free with fc_free.
 int fc_rgb8(FCImage *in, uint8_t **out, int *width, int *height);

@@ -301,6 +301,11 @@ final class VipsImage: @unchecked Sendable {
         return (name, pixels.overflow || bytes.overflow ? .max : bytes.partialValue)
     }
     var hasICCProfile: Bool { fc_has_icc_profile(pointer) != 0 }
+    /// Floats tagged scRGB (0...1) whose values reach past 2: sRGB written as floats of 0...255. Reads every
+    /// pixel, so only for an image in memory.
+    var isSRGBAsFloat: Bool { fc_is_srgb_as_float(pointer) != 0 }
+    /// The same pixels, tagged sRGB.
+    func taggedSRGB() throws(VipsError) -> VipsImage { try Self.make { fc_tag_srgb(pointer, $0) } }
     var orientation: Orientation { Orientation(rawValue: Int(fc_orientation(pointer))) ?? .up }
     var loader: ImageLoader { ImageLoader(Self.string(fc_loader(pointer))) }
     /// Pixels libvips' savers would write wrongly as they are, which `sRGB()` converts: CMYK, and colour spaces

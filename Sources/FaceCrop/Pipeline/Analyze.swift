@@ -47,6 +47,9 @@ extension FaceCropper {
         var full: BackgroundTask<VipsImage>?
         var decoded: VipsImage?
         let preview: VipsImage
+        // A float TIFF of 0...255 is sRGB, whatever libvips tags it (scRGB, 0...1, would be white): told from its
+        // pixels when they are decoded into memory (larger ones are taken at their word).
+        var sRGBAsFloat = false
         do {
             if header.decodedBytes > singlePassBytes {
                 preview = try input.thumbnail(box: self.analysisSize).inMemory()
@@ -55,7 +58,11 @@ extension FaceCropper {
                 let shrink = ShrinkOnLoad.factor(from: stored, box: analysisSize, headroom: ShrinkOnLoad.detectionHeadroom)
                 preview = try input.open(sequential: true, shrink: shrink).preview(box: analysisSize)
             } else {
-                let pixels = try header.inMemory()
+                var pixels = try header.inMemory()
+                if pixels.isSRGBAsFloat {
+                    pixels = try pixels.taggedSRGB()
+                    sRGBAsFloat = true
+                }
                 decoded = pixels
                 preview = try pixels.preview(box: self.analysisSize)
             }
@@ -92,7 +99,7 @@ extension FaceCropper {
         let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
-            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, needsSRGB: header.needsSRGB,
+            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, needsSRGB: header.needsSRGB && !sRGBAsFloat,
             highDepth: header.decodedBytes > stored.width * stored.height * header.bands,
             decodePermit: decodePermit)
         analysis.uprightOrientation = turn
