@@ -47,9 +47,6 @@ extension FaceCropper {
         var full: BackgroundTask<VipsImage>?
         var decoded: VipsImage?
         let preview: VipsImage
-        // A float TIFF of 0...255 is sRGB, whatever libvips tags it (scRGB, 0...1, would be white): told from its
-        // pixels when they are decoded into memory (larger ones are taken at their word).
-        var sRGBAsFloat = false
         do {
             if header.decodedBytes > singlePassBytes {
                 preview = try input.thumbnail(box: self.analysisSize).inMemory()
@@ -59,10 +56,9 @@ extension FaceCropper {
                 preview = try input.open(sequential: true, shrink: shrink).preview(box: analysisSize)
             } else {
                 var pixels = try header.inMemory()
-                if pixels.isSRGBAsFloat {
-                    pixels = try pixels.taggedSRGB()
-                    sRGBAsFloat = true
-                }
+                // A float TIFF of 0...255 is sRGB, whatever libvips tags it (scRGB, 0...1, would be white): told
+                // from its pixels when they are decoded into memory (larger ones are taken at their word).
+                if pixels.isSRGBAsFloat { pixels = try pixels.taggedSRGB() }
                 decoded = pixels
                 preview = try pixels.preview(box: self.analysisSize)
             }
@@ -99,7 +95,7 @@ extension FaceCropper {
         let pixels = decoded.map(PixelSource.decoded) ?? .encoded(input)
         var analysis = Analysis(
             path: path, storedSize: stored, orientation: orientation, loader: header.loader, detector: detector.kind, faces: faces,
-            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, needsSRGB: header.needsSRGB && !sRGBAsFloat,
+            analysisSize: analysisSize, preview: preview, pixels: pixels, input: input, needsSRGB: (decoded ?? header).needsSRGB,
             highDepth: header.decodedBytes > stored.width * stored.height * header.bands,
             decodePermit: decodePermit)
         analysis.uprightOrientation = turn

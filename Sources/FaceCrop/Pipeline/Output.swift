@@ -67,8 +67,8 @@ extension FaceCropper {
         image = try image.resized(width: storedOut.width, height: storedOut.height)
         // autorot needs random access for quarter turns: rotate the (small) crop in memory.
         if o != .up { image = try image.inMemory().upright() }
-        // CMYK, scRGB and the like always; with --strip, pixels described by a profile (Display P3, Adobe RGB) too, or they would be
-        // read as sRGB once the profile is gone.
+        // CMYK, scRGB and the like always; with --strip, pixels described by a profile (Display P3, Adobe RGB)
+        // too, or they would be read as sRGB once the profile is gone.
         if analysis.needsSRGB {
             image = try image.sRGB()
         } else if options.strip {
