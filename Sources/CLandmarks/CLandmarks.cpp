@@ -413,7 +413,7 @@ extern "C" CLMPredictor *clm_create(const char *model_path, const char *cache_di
         if (!model_path || !*model_path) return set_error(error, error_size, "no model path was given"), -1;
         auto predictor = std::make_unique<CLMPredictor>();
         ModelKey key;
-        if (!model_key(model_path, key)) return set_error(error, error_size, std::strerror(errno)), -1;
+        if (!model_key(model_path, key)) return set_error(error, error_size, facecrop::unreadable()), -1;
         std::string cache;
         if (cache_dir && *cache_dir) {
             cache = cache_path(cache_dir, model_path);

@@ -54,6 +54,7 @@ namespace {
 
 using facecrop::guarded;
 using facecrop::set_error;
+using facecrop::unreadable;
 using facecrop::quiet_opencv;
 
 // CenterFace's net, read from the model's bytes. The net holds its own copy of the weights: a model built into
@@ -74,7 +75,17 @@ void require_outputs(const cv::dnn::Net &net, const std::vector<cv::String> &nam
     const std::vector<cv::String> outputs = net.getUnconnectedOutLayersNames();
     for (const cv::String &name : names)
         if (std::find(outputs.begin(), outputs.end(), name) == outputs.end())
-            throw std::runtime_error(std::string("the model is not a ") + model + " model (it has no output '" + name + "')");
+            throw std::runtime_error(std::string("it is not a ") + model + " model (it has no output '" + name + "')");
+}
+
+// `read()` on a model file given with --model: OpenCV's words for a file it cannot parse (its source file and
+// line) become what is wrong with the file.
+template <typename Read> auto reading_model_file(const char *what, Read read) {
+    try {
+        return read();
+    } catch (const cv::Exception &) {
+        throw std::runtime_error(std::string("it is not ") + what + " OpenCV can read");
+    }
 }
 
 const std::vector<cv::String> yunet_outputs = {"cls_8", "cls_16", "cls_32", "obj_8", "obj_16", "obj_32",
@@ -242,7 +253,7 @@ template <typename Setup> OCVDetector *create(OCVDetector::Kind kind, char *erro
 extern "C" OCVDetector *ocv_yunet_create(const char *model_path, char *error, size_t error_size) {
     return create(OCVDetector::yunet, error, error_size, [&](OCVDetector &detector) {
         if (model_path && *model_path) {
-            detector.net = cv::dnn::readNetFromONNX(model_path);
+            detector.net = reading_model_file("an ONNX model", [&] { return cv::dnn::readNetFromONNX(model_path); });
         } else {
             if (ocv_yunet_model_length == 0) throw std::runtime_error("no YuNet model was built into facecrop");
             detector.net =
@@ -258,13 +269,13 @@ extern "C" OCVDetector *ocv_centerface_create(const char *model_path, int read_o
     return create(OCVDetector::centerface, error, error_size, [&](OCVDetector &detector) {
         if (model_path && *model_path) {
             std::ifstream file(model_path, std::ios::binary);
-            if (!file) throw std::runtime_error(std::string("cannot read the model file '") + model_path + "'");
+            if (!file) throw std::runtime_error(unreadable());
             // At most max_bytes: a file that grew since it was checked is refused, not read without end.
             std::vector<char> chunk(1 << 20);
             while (file.read(chunk.data(), std::streamsize(chunk.size())) || file.gcount() > 0) {
                 detector.model_file.insert(detector.model_file.end(), chunk.data(), chunk.data() + file.gcount());
                 if (detector.model_file.size() > max_bytes)
-                    throw std::runtime_error(std::string("the model file '") + model_path + "' is too large");
+                    throw std::runtime_error("it grew over " + std::to_string(max_bytes) + " bytes while it was read");
             }
             detector.model = detector.model_file.data();
             detector.model_size = detector.model_file.size();
@@ -277,7 +288,8 @@ extern "C" OCVDetector *ocv_centerface_create(const char *model_path, int read_o
                 return;
             }
         }
-        detector.net = read_centerface(detector);
+        detector.net = model_path && *model_path ? reading_model_file("an ONNX model", [&] { return read_centerface(detector); })
+                                                 : read_centerface(detector);
         if (detector.net.empty()) throw std::runtime_error("the CenterFace model could not be read");
         require_outputs(detector.net, centerface_outputs, "CenterFace");
     });
@@ -311,10 +323,10 @@ static size_t nesting_depth(const char *path) {
 
 extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size) {
     return create(OCVDetector::haar, error, error_size, [&](OCVDetector &detector) {
-        if (nesting_depth(cascade_path) > 256)
-            throw std::runtime_error(std::string("the Haar cascade '") + cascade_path + "' nests deeper than any cascade does");
-        if (!detector.cascade.load(cascade_path))
-            throw std::runtime_error(std::string("cannot load the Haar cascade '") + cascade_path + "'");
+        if (access(cascade_path, R_OK) != 0) throw std::runtime_error(unreadable());
+        if (nesting_depth(cascade_path) > 256) throw std::runtime_error("it nests deeper than any Haar cascade does");
+        if (!reading_model_file("a Haar cascade", [&] { return detector.cascade.load(cascade_path); }))
+            throw std::runtime_error("it is not a Haar cascade OpenCV can read");
     });
 }
 

@@ -3,8 +3,11 @@
 // and its message lands in the caller's error buffer.
 #pragma once
 
+#include <cctype>
+#include <cerrno>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -16,6 +19,13 @@ inline void set_error(char *error, std::size_t size, const char *message) {
     if (error && size > 0) std::snprintf(error, size, "%s", message);
 }
 inline void set_error(char *error, std::size_t size, const std::string &message) { set_error(error, size, message.c_str()); }
+
+/// "it cannot be read: " and errno's words, lower-case as in facecrop's other messages: why a model file failed.
+inline std::string unreadable() {
+    std::string reason = std::strerror(errno);
+    if (!reason.empty()) reason[0] = char(std::tolower(static_cast<unsigned char>(reason[0])));
+    return "it cannot be read: " + reason;
+}
 
 /// Runs `body` with every exception caught. Returns its int status (0 for a body returning nothing), or -1
 /// with the exception's message in `error` (which may be null).

@@ -52,6 +52,9 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
     case outputNotWritable(String, reason: String)
     /// Writing or encoding the output failed (73); `detail` says how.
     case writeFailed(String, detail: String)
+    /// A model file given instead of a built-in model (`--model`) cannot be used (65): `reason` says why (not a
+    /// regular file, too large, not a model OpenCV or dlib can read, another detector's model).
+    case modelUnusable(String, reason: String)
     /// A face detector, landmark or expression model could not be loaded or run (1).
     case detector(String)
     /// An image operation failed otherwise (1); `detail` is the library's words.
@@ -67,7 +70,8 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noFace: return 2
         case .invalidSetting, .unsupportedOutputFormat, .outputSameAsInput, .outputsClash, .outputNotRegularFile, .outputTooLarge, .outputFolderHoldsInput:
             return 64
-        case .inputEmpty, .notAnImage, .inputIsVideo, .blockedLoader, .corruptImage, .tooManyPixels, .fileTooLarge, .wholeFrameTooLarge: return 65
+        case .inputEmpty, .notAnImage, .inputIsVideo, .blockedLoader, .corruptImage, .tooManyPixels, .fileTooLarge, .wholeFrameTooLarge, .modelUnusable:
+            return 65
         case .inputNotFound, .inputIsDirectory, .inputNotRegularFile, .inputUnreadable: return 66
         case .outputDirectoryMissing, .outputNotWritable, .writeFailed: return 73
         case .detector, .imageProcessing: return 1
@@ -113,6 +117,7 @@ public enum FaceCropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .outputDirectoryMissing(let p): return "Output folder '\(p)' does not exist."
         case .outputNotWritable(let p, let reason): return "Cannot write to '\(p)': \(reason)."
         case .writeFailed(let p, let detail): return "Writing '\(p)' failed: \(detail)."
+        case .modelUnusable(let p, let reason): return "Model file '\(p)' cannot be used: \(reason)."
         case .detector(let detail): return "Face detection failed: \(detail)."
         case .imageProcessing(let detail): return "Image processing failed: \(detail)."
         case .invalidSetting(let message): return message

@@ -28,13 +28,16 @@ public final class ImageServer: Sendable {
     public init(configuration: ServerConfiguration, logger: Logger) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
+        // libvips starts while OpenCV reads the model, and is over before any error ends the process (one that
+        // ends while libvips starts on another thread can abort in GLib).
         let vips = FaceCropper.startImageLibrary()
+        let made = Result { () throws(FaceCropError) in try FaceDetector(kind: configuration.detector) }
+        try? vips.value()
         let detector: FaceDetector
-        do { detector = try FaceDetector(kind: configuration.detector) } catch { throw ConfigurationError(error.description) }
+        do { detector = try made.get() } catch { throw ConfigurationError(error.description) }
         // Photos of both orientations come in turn: CenterFace's net for each padded size is kept, instead of
         // being read again at each switch (as batch does).
         detector.keepsNetsForTwoSizes(true)
-        try? vips.value()
         FaceCropper.allowUntrustedLoaders(false)
         var cropper = FaceCropper(
             detector: detector, threshold: configuration.threshold, analysisSize: configuration.detectSize, maxPixels: configuration.maxPixels)

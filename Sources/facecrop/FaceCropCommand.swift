@@ -180,15 +180,14 @@ struct DetectionOptions: ParsableArguments {
                 throw ExitCode(65)
             }
         }
-        // libvips' start-up runs while OpenCV reads the model.
-        let vipsStart = FaceCropper.startImageLibrary()
-        let kind = detector
-        let model = model
         let (threshold, detectSize, maxPixels, maxFileSize) = (try threshold, try detectSize, try maxPixels, try maxFileSize)
-        let detector = try reportingErrors { () throws(FaceCropError) in
-            try FaceDetector(kind: kind, modelPath: model, readsNetOnFirstUse: detectorOnFirstUse)
-        }
+        // libvips' start-up runs while OpenCV reads the model, and is over before any exit: a process that ends
+        // while libvips starts on another thread can abort in GLib.
+        let vipsStart = FaceCropper.startImageLibrary()
+        let (kind, model) = (detector, model)
+        let made = Result { () throws(FaceCropError) in try FaceDetector(kind: kind, modelPath: model, readsNetOnFirstUse: detectorOnFirstUse) }
         try? vipsStart.value()
+        let detector = try reportingErrors { () throws(FaceCropError) in try made.get() }
         FaceCropper.allowUntrustedLoaders(allowUntrustedLoaders)
         var cropper = FaceCropper(detector: detector, threshold: threshold, analysisSize: detectSize, maxPixels: maxPixels)
         cropper.maxFileSize = maxFileSize

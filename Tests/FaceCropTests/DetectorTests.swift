@@ -294,13 +294,22 @@ struct DetectorTests {
     @Test func modelFilesAreCheckedForTheirDetector() throws {
         let yunetModel = Fixtures.path("Models/face_detection_yunet_2023mar.onnx")
         for onFirstUse in [false, true] {  // a model file is checked when the detector is made, either way
-            #expect(throws: FaceCropError.detector("the model is not a CenterFace model (it has no output '537')")) {
+            #expect(throws: FaceCropError.modelUnusable(yunetModel, reason: "it is not a CenterFace model (it has no output '537')")) {
                 try FaceDetector(kind: .centerface, modelPath: yunetModel, readsNetOnFirstUse: onFirstUse)
             }
         }
-        #expect(throws: FaceCropError.detector("the model is not a YuNet model (it has no output 'cls_8')")) {
-            try FaceDetector(kind: .yunet, modelPath: Fixtures.path("Models/centerface.onnx"))
+        let centerFaceModel = Fixtures.path("Models/centerface.onnx")
+        #expect(throws: FaceCropError.modelUnusable(centerFaceModel, reason: "it is not a YuNet model (it has no output 'cls_8')")) {
+            try FaceDetector(kind: .yunet, modelPath: centerFaceModel)
         }
+        // A file no detector can read is refused in its own words, not OpenCV's (exit status 65, as a damaged input).
+        let notAModel = Fixtures.path("Golden/portrait-16x9/case.json")
+        for (kind, reason) in [(DetectorKind.centerface, "an ONNX model"), (.yunet, "an ONNX model"), (.haar, "a Haar cascade")] {
+            #expect(throws: FaceCropError.modelUnusable(notAModel, reason: "it is not \(reason) OpenCV can read")) {
+                try FaceDetector(kind: kind, modelPath: notAModel)
+            }
+        }
+        #expect(FaceCropError.modelUnusable(notAModel, reason: "").exitCode == 65)
         // OpenCV parses a cascade's nesting by recursion: 50,000 levels (350 kB) overflowed the stack.
         let dir = try Fixtures.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

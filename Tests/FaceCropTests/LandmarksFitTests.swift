@@ -255,7 +255,7 @@ struct LandmarksFitTests {
     }
 
     static let badModels: [BadModel] = [
-        BadModel(path: "/nonexistent/shape_predictor.dat", message: "No such file or directory"),
+        BadModel(path: "/nonexistent/shape_predictor.dat", message: "it cannot be read: no such file or directory"),
         BadModel(path: Fixtures.path("Golden"), message: "is not a regular file"),
         BadModel(path: Fixtures.path("Golden/portrait-16x9/case.json"), message: "it is not a dlib shape predictor model"),
     ]
@@ -266,7 +266,7 @@ struct LandmarksFitTests {
             _ = try LandmarkFitter(modelPath: row.path, cacheDirectory: nil)
         } throws: { error in
             let text = "\(error)"
-            return text.contains("'\(row.path)'") && text.contains(row.message) && (error as? FaceCropError)?.exitCode == 1
+            return text.contains("'\(row.path)'") && text.contains(row.message) && (error as? FaceCropError)?.exitCode == 65
         }
     }
 

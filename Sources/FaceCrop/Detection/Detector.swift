@@ -27,9 +27,9 @@ public final class FaceDetector: Sendable {
     package static func checkModelFile(_ path: String) throws(FaceCropError) {
         var st = stat()
         guard stat(path, &st) == 0 else { return }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw .detector("the model file '\(path)' is not a regular file") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw .modelUnusable(path, reason: "it is not a regular file") }
         if Int(st.st_size) > Limits.maxModelBytes {
-            throw .detector("the model file '\(path)' is \(st.st_size) bytes, over the \(Limits.maxModelBytes) a model may be")
+            throw .modelUnusable(path, reason: "it is \(st.st_size) bytes, over the \(Limits.maxModelBytes) a model may be")
         }
     }
 
@@ -48,7 +48,10 @@ public final class FaceDetector: Sendable {
             case .haar: ocv_haar_create(modelPath ?? Self.defaultHaarCascade, error, size)
             }
         }
-        guard let pointer else { throw .detector(message) }
+        guard let pointer else {
+            if let modelPath { throw .modelUnusable(modelPath, reason: message) }
+            throw .detector(kind == .haar ? "the Haar cascade '\(Self.defaultHaarCascade)' cannot be used: \(message)" : message)
+        }
         self.kind = kind
         self.modelPath = modelPath
         self.handle = Mutex(Handle(pointer: pointer))

@@ -38,7 +38,7 @@ public final class LandmarkFitter: Sendable {
     public init(modelPath: String = LandmarkFitter.defaultModelPath, cacheDirectory: String? = LandmarkFitter.defaultCacheDirectory) throws(FaceCropError) {
         try FaceDetector.checkModelFile(modelPath)
         let (created, message) = withErrorBuffer { clm_create(modelPath, cacheDirectory, $0, $1) }
-        guard let pointer = created else { throw .detector("the landmark model '\(modelPath)' cannot be loaded: \(message)") }
+        guard let pointer = created else { throw .modelUnusable(modelPath, reason: message) }
         self.modelPath = modelPath
         self.pointCount = Int(clm_parts(pointer))
         self.loadedFromCache = clm_loaded_from_cache(pointer) != 0

@@ -86,7 +86,7 @@ public final class QualityAnalyzer: Sendable {
     private init(model: QualityModel, expressionModelPath: String?, landmarks: Landmarks) throws(FaceCropError) {
         if let expressionModelPath { try FaceDetector.checkModelFile(expressionModelPath) }
         let (created, message) = withErrorBuffer { ocv_expression_create(expressionModelPath, $0, $1) }
-        guard let pointer = created else { throw .detector(message) }
+        guard let pointer = created else { throw expressionModelPath.map { .modelUnusable($0, reason: message) } ?? .detector(message) }
         self.model = model
         self.landmarks = Mutex(landmarks)
         self.expression = Mutex(Handle(pointer: pointer))
