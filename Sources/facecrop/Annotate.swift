@@ -35,6 +35,7 @@ struct Annotate: ParsableCommand {
 
     func validate() throws {
         _ = try maxSide
+        try Crop.checkExtension(output)
         let options = try cropOptions()
         if noQuality && options.minQuality != nil {
             throw ValidationError("Use either --no-quality or --min-quality, not both: --min-quality measures capture quality.")

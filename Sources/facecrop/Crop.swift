@@ -64,8 +64,12 @@ struct Crop: ParsableCommand {
         }
     }
 
-    /// An output path must name a file of a known format: "-o .", "-o dir/" and "-o x.gif" are refused.
+    /// An output path must name a file of a known format: "-o .", "-o dir/" and "-o x.gif" are refused, as is
+    /// "-" (standard output) for the outputs that are always files.
     static func checkExtension(_ path: String, option: String = "-o") throws {
+        if path == "-" {
+            throw ValidationError("\(option) writes a file, not standard output; give it a name ending in \(ImageFormat.choices(dotted: true)).")
+        }
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard ImageFormat(path: path) != nil, name != ".", name != ".." else {
             if name.isEmpty || name == "." || name == ".." {

@@ -32,9 +32,7 @@ struct Rank: ParsableCommand {
     func validate() throws {
         _ = try top
         if topText != nil && copyTo == nil { throw ValidationError("--top needs --copy-to.") }
-        if let sheet, ImageFormat(path: sheet) == nil {
-            throw ValidationError("Unsupported extension in --sheet '\(sheet)'; use \(ImageFormat.choices(dotted: true)).")
-        }
+        if let sheet { try Crop.checkExtension(sheet, option: "--sheet") }
     }
 
     func run() throws {

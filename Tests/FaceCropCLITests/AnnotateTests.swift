@@ -37,7 +37,11 @@ struct AnnotateTests {
                 (["annotate", "portrait.png", "-o", "nowhere/a.png"], 73, "Error: Output folder 'nowhere' does not exist."),
                 (
                     ["annotate", "portrait.png", "-o", "a.gif"], 64,
-                    "Error: Output 'a.gif' has an unsupported extension; use .jpg, .png, .webp, .tif, .heic or .avif."
+                    "Error: Unsupported output extension '.gif' in 'a.gif'; use .jpg, .png, .webp, .tif, .heic or .avif."
+                ),
+                (
+                    ["annotate", "portrait.png", "-o", "-"], 64,
+                    "Error: -o writes a file, not standard output; give it a name ending in .jpg, .png, .webp, .tif, .heic or .avif."
                 ),
                 (["annotate", "portrait.png", "-o", "a.png", "--max-side", "10"], 64, ""),
             ]
@@ -80,8 +84,13 @@ struct AnnotateTests {
             #expect(sheet.width == 2 * (240 + 20) + 10)
             #expect(sheet.height > 2 * (240 + 20) && sheet.height < 2 * (240 + 80))
 
-            let bad = try runFaceCrop(["rank", "in", "--sheet", "sheet.gif"], in: dir)
-            #expect(bad.status == 64, "\(bad)")
+            for (sheet, line) in [
+                ("sheet.gif", "Error: Unsupported output extension '.gif' in 'sheet.gif'; use .jpg, .png, .webp, .tif, .heic or .avif."),
+                ("-", "Error: --sheet writes a file, not standard output; give it a name ending in .jpg, .png, .webp, .tif, .heic or .avif."),
+            ] {
+                let bad = try runFaceCrop(["rank", "in", "--sheet", sheet], in: dir)
+                #expect(bad.status == 64 && bad.stderrLines == [line], "\(bad)")
+            }
         }
     }
 

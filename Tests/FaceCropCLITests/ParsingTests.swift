@@ -109,6 +109,10 @@ struct ParsingTests {
             ["best-frame", "clip.mp4", "-o", "-"],
             "best-frame writes the chosen frame to a file, not to standard output; give -o a name ending in .jpg, .png, .webp, .tif, .heic or .avif."
         ),
+        (
+            ["best-frame", "clip.mp4", "-o", "a.jpg", "--contact-sheet", "-"],
+            "--contact-sheet writes a file, not standard output; give it a name ending in .jpg, .png, .webp, .tif, .heic or .avif."
+        ),
     ])
     func contradictionsAreRefused(_ args: [String], _ message: String) {
         do {
