@@ -537,7 +537,89 @@ int fc_attention_center(FCImage *in, int width, int height, int *x, int *y) {
     return rc;
 }
 
+// A copy of `in` without the metadata a stripped output must not carry: EXIF (camera, GPS position), XMP, IPTC,
+// the ICC profile and comments. The savers' own "strip" is not enough: libvips 8.14's WebP saver ignores it.
+static int without_metadata(VipsImage *in, VipsImage **out) {
+    if (vips_copy(in, out, NULL)) return -1;
+    gchar **fields = vips_image_get_fields(*out);
+    for (int i = 0; fields[i]; i++) {
+        const char *f = fields[i];
+        if (vips_isprefix("exif-", f) || vips_isprefix("xmp-", f) || vips_isprefix("iptc-", f) ||
+            vips_isprefix("png-comment-", f) || strcmp(f, VIPS_META_ICC_NAME) == 0 || strcmp(f, "gif-comment") == 0)
+            vips_image_remove(*out, f);
+    }
+    g_strfreev(fields);
+    return 0;
+}
+
+// A WebP file's bytes without its EXIF, XMP and ICCP chunks (and their flags in VP8X): libvips 8.14's WebP saver
+// writes an EXIF block of its own (resolution, size, orientation) even for an image without one. Returns the
+// new length, or 0 for bytes that are not a well-formed WebP file (left untouched).
+static size_t webp_without_metadata(unsigned char *p, size_t n) {
+    if (n < 12 || memcmp(p, "RIFF", 4) != 0 || memcmp(p + 8, "WEBP", 4) != 0) return 0;
+    for (size_t at = 12; at < n;) {  // every chunk whole before anything moves
+        if (n - at < 8) return 0;
+        const size_t size = p[at + 4] | p[at + 5] << 8 | p[at + 6] << 16 | (size_t)p[at + 7] << 24;
+        if (size + (size & 1) > n - at - 8) return 0;
+        at += 8 + size + (size & 1);
+    }
+    size_t out = 12;
+    for (size_t at = 12; at < n;) {
+        const size_t size = p[at + 4] | p[at + 5] << 8 | p[at + 6] << 16 | (size_t)p[at + 7] << 24;
+        const size_t whole = 8 + size + (size & 1);
+        if (memcmp(p + at, "VP8X", 4) == 0 && size >= 1) p[at + 8] &= (unsigned char)~(0x20 | 0x08 | 0x04);
+        if (memcmp(p + at, "EXIF", 4) != 0 && memcmp(p + at, "XMP ", 4) != 0 && memcmp(p + at, "ICCP", 4) != 0) {
+            memmove(p + out, p + at, whole);
+            out += whole;
+        }
+        at += whole;
+    }
+    const size_t riff = out - 8;
+    p[4] = riff & 0xff, p[5] = riff >> 8 & 0xff, p[6] = riff >> 16 & 0xff, p[7] = riff >> 24 & 0xff;
+    return out;
+}
+
+static int save_file(FCImage *in, const char *path, FCFormat format, int quality, int strip);
+static int save_memory(FCImage *in, FCFormat format, int quality, int strip, void **out, size_t *length);
+
+int fc_save_memory(FCImage *in, FCFormat format, int quality, int strip, void **out, size_t *length) {
+    *out = NULL;
+    *length = 0;
+    if (!strip) return save_memory(in, format, quality, 0, out, length);
+    VipsImage *bare = NULL;
+    int rc = without_metadata(in, &bare) || save_memory(bare, format, quality, 1, out, length) ? -1 : 0;
+    if (bare) g_object_unref(bare);
+    if (rc == 0 && format == FC_WEBP && (*length = webp_without_metadata(*out, *length)) == 0) {
+        vips_error("facecrop", "%s", "the WebP encoder's output is not a WebP file");
+        g_free(*out);
+        *out = NULL;
+        rc = -1;
+    }
+    return rc;
+}
+
 int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int strip) {
+    if (!strip) return save_file(in, path, format, quality, 0);
+    if (format == FC_WEBP) {  // encoded whole in memory either way: its metadata chunks are cut out there
+        void *bytes = NULL;
+        size_t length = 0;
+        if (fc_save_memory(in, format, quality, strip, &bytes, &length)) return -1;
+        FILE *file = fopen(path, "wb");
+        int error = file ? 0 : errno;
+        if (file && fwrite(bytes, 1, length, file) != length) error = errno ? errno : EIO;
+        if (file && fclose(file) != 0 && error == 0) error = errno;
+        g_free(bytes);
+        if (error == 0) return 0;
+        vips_error_system(error, "facecrop", "cannot write '%s'", path);
+        return -1;
+    }
+    VipsImage *bare = NULL;
+    const int rc = without_metadata(in, &bare) || save_file(bare, path, format, quality, 1) ? -1 : 0;
+    if (bare) g_object_unref(bare);
+    return rc;
+}
+
+static int save_file(FCImage *in, const char *path, FCFormat format, int quality, int strip) {
     int q = quality > 0 ? quality : 80;
     switch (format) {
     case FC_JPEG:
@@ -559,9 +641,7 @@ int fc_save(FCImage *in, const char *path, FCFormat format, int quality, int str
     return -1;
 }
 
-int fc_save_memory(FCImage *in, FCFormat format, int quality, int strip, void **out, size_t *length) {
-    *out = NULL;
-    *length = 0;
+static int save_memory(FCImage *in, FCFormat format, int quality, int strip, void **out, size_t *length) {
     int q = quality > 0 ? quality : 80;
     switch (format) {
     case FC_JPEG:

@@ -381,6 +381,50 @@ struct PipelineTests {
         }
     }
 
+    /// `strip` leaves no EXIF (a camera's make, a GPS position) and no ICC profile in any format, WebP included
+    /// (libvips 8.14's WebP saver ignores its own strip); without it, EXIF is kept.
+    @Test func stripLeavesNoMetadataInAnyFormat() throws {
+        let dir = try Fixtures.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The portrait with an ICC profile and an EXIF block whose Make is a marker (APP1 after the JPEG's SOI).
+        let marker = "FACECROP-LEAK-TEST"
+        let icc = dir.appendingPathComponent("icc.jpg").path
+        try Fixtures.vips(["copy", Fixtures.path("Golden/portrait-16x9/input.jpg"), icc + "[profile=srgb]"])
+        var tiff: [UInt8] = Array("II".utf8) + [0x2A, 0, 8, 0, 0, 0, 1, 0]  // header, IFD0 of one entry
+        tiff += [0x0F, 0x01, 2, 0] + le32(UInt32(marker.utf8.count + 1)) + le32(26) + le32(0)  // Make: ASCII at 26
+        tiff += Array(marker.utf8) + [0]
+        let app1 = Array("Exif".utf8) + [0, 0] + tiff
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: icc)))
+        jpeg.insert(contentsOf: [0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)] + app1, at: 2)
+        let input = dir.appendingPathComponent("exif.jpg").path
+        try Data(jpeg).write(to: URL(fileURLWithPath: input))
+        #expect(try VipsImage.open(input, sequential: false).hasICCProfile)
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xFF) } }
+
+        for ext in ["jpg", "png", "webp", "tif", "heic", "avif"] {
+            for strip in [false, true] {
+                var options = CropOptions()
+                options.strip = strip
+                let out = dir.appendingPathComponent("out-\(strip).\(ext)").path
+                _ = try cropper.run(input, output: out, options: options)
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+                let leaks = bytes.firstRange(of: Array(marker.utf8)) != nil
+                if strip {
+                    #expect(!leaks, "\(ext): EXIF kept")
+                    #expect(try !VipsImage.open(out, sequential: false).hasICCProfile, "\(ext): ICC profile kept")
+                } else if ext == "jpg" || ext == "webp" {
+                    #expect(leaks, "\(ext): EXIF dropped without strip")
+                }
+            }
+        }
+        // In memory too, as facecrop-serve encodes (always stripped): a WebP of the same bytes as the file's.
+        var options = CropOptions()
+        options.strip = true
+        let encoded = try cropper.run(bytes: jpeg, format: .webp, options: options).bytes
+        #expect(encoded.firstRange(of: Array(marker.utf8)) == nil)
+        #expect(encoded == [UInt8](try Data(contentsOf: dir.appendingPathComponent("out-true.webp"))))
+    }
+
     /// A failed save leaves neither the output nor a temporary file behind, and keeps an existing output.
     @Test func aFailedWriteLeavesNothingBehind() throws {
         let dir = try Fixtures.tempDir()
