@@ -592,6 +592,35 @@ struct BatchTests {
         }
     }
 
+    /// An input that fails leaves no manifest naming its outputs, so a later --prune cannot take a photo of the
+    /// user's at an output's path (here another input, which batch refuses to write over) for one of them; an
+    /// earlier run's manifest it replaced is put back, so that run's outputs are still pruned.
+    @Test func aFailedInputLeavesNoManifestForPruneToFollow() throws {
+        try withScratch { dir in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("col"), withIntermediateDirectories: true)
+            _ = try copySample("Golden/tiny/input.jpg", to: dir, as: "col/x.jpg")
+            // Without --size the output's name (its crop's size, 72x72) is known only once the faces are found.
+            let photo = try FileSnapshot(copySample("Golden/greyscale/input.jpg", to: dir, as: "col/x-72x72.jpg"))
+            let failed = try runBatch(["col", "--output-dir", "col", "-q"], in: dir)
+            #expect(failed.status == 3 && failed.stderr.contains("Output 'col/x-72x72.jpg' is the input file"), "\(failed)")
+            #expect(BatchTree.manifests("x.jpg", in: dir.appendingPathComponent("col")).isEmpty)
+            _ = try copySample("Golden/tiny/input.jpg", to: dir, as: "other.jpg")
+            #expect(try runBatch(["other.jpg", "--output-dir", "col", "--prune", "-q"], in: dir).status == 0)
+            #expect(try FileSnapshot(dir.appendingPathComponent("col/x-72x72.jpg")) == photo, "--prune deleted the user's photo")
+
+            // A run that succeeded, then one refused (its output is now an input too): the first run's manifest
+            // stays as it was.
+            _ = try copySample("Golden/tiny/input.jpg", to: dir, as: "y.jpg")
+            let out = dir.appendingPathComponent("out")
+            #expect(try runBatch(["y.jpg", "--output-dir", "out", "--size", "64x64", "-q"], in: dir).status == 0)
+            func manifests() throws -> [FileSnapshot] { try BatchTree.manifests("y.jpg", in: out).map { try FileSnapshot(out.appendingPathComponent($0)) } }
+            let before = try manifests()
+            let again = try runBatch(["y.jpg", "out/y-64x64.jpg", "--output-dir", "out", "--size", "64x64", "--force", "-q"], in: dir)
+            #expect(again.status == 64 && again.stderr.contains("is the input file"), "\(again)")
+            #expect(try manifests() == before && before.count == 1)
+        }
+    }
+
     /// A report or site manifest may not be one of the run's images: refused before any work when the image's
     /// name is known then, else when the run ends, without writing over the image.
     @Test(arguments: [["--size", "64x64"], ["--width", "64"]])

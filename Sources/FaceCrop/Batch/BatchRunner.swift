@@ -41,6 +41,7 @@ public struct BatchRunner: Sendable {
     public func process(_ input: BatchInput) -> BatchRecord {
         let manifestPath = settings.manifestPath(for: input)
         var written = [String]()
+        var replacedManifest: [UInt8]??  // nil until this run writes the manifest; then what it replaced, if any
         do throws(FaceCropError) {
             try InputCheck.readableFile(input.path, maxBytes: cropper.maxFileSize)
             let (fileSize, modified) = Self.sizeAndTime(input.path)
@@ -99,9 +100,16 @@ public struct BatchRunner: Sendable {
                     faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs.map { $0.moved(to: String($0.path.dropFirst(folder.count + 1))) })
             }
             if !settings.dryRun {
+                // Every output is checked first (none may be an input, each within the limits): a manifest names
+                // only files this batch may write, since --prune deletes what manifests name.
+                for (todo, options, crop, _) in jobs {
+                    _ = try cropper.checkedOutputs(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs)
+                }
                 // Recorded before any is written, without sizes (so never current): outputs an interrupted run leaves
                 // are this batch's, made again by the next run, never taken for photos of the user's.
+                let replaced = (try? Data(contentsOf: URL(fileURLWithPath: manifestPath))).map { [UInt8]($0) }
                 try Self.writeManifest(manifest(outputs(bytes: { _ in -1 }), sha256: ""), to: manifestPath, inputs: settings.inputs)
+                replacedManifest = .some(replaced)
                 let rendered = FaceCropper.RenderedCrops()
                 for (todo, options, crop, _) in jobs {
                     _ = try cropper.write(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs, rendered: rendered) {
@@ -118,9 +126,12 @@ public struct BatchRunner: Sendable {
             }
             return BatchRecord(input: input.path, status: .done, faces: analysis.faces.count, faceBoxes: faceBoxes, outputs: outputs)
         } catch {
-            // A failed input leaves no output: remove what it wrote before failing (a manifest written before them
-            // stays, never current: the input is made again next time).
+            // A failed input leaves no output: remove what it wrote before failing, and put back the manifest it
+            // replaced (an earlier run's outputs stay known to --prune), or remove its own.
             for path in written { unlink(path) }
+            if case .some(let replaced) = replacedManifest {
+                if let replaced { try? AtomicFile.write(replaced, to: manifestPath) } else { unlink(manifestPath) }
+            }
             return BatchRecord(input: input.path, status: .failed, error: error.description, exitCode: error.exitCode)
         }
     }

@@ -28,6 +28,23 @@ extension FaceCropper {
         }
     }
 
+    /// What `write` would write to `outputs`, each checked as it checks them before any pixel is read: writable,
+    /// none of `inputs` (nor the analysed image or the model), within the limits (`checkOutput`).
+    func checkedOutputs(
+        _ analysis: Analysis, crop: PixelRect, to outputs: [String], options: CropOptions, protecting inputs: InputSet = InputSet()
+    ) throws(FaceCropError) -> [OutputInfo] {
+        var inputs = inputs
+        inputs.insert(analysis.path)
+        if let model = detector.modelPath { inputs.insert(model) }
+        let outSize = Self.outputSize(for: crop, options)
+        return try outputs.map { (output) throws(FaceCropError) in
+            let format = try OutputCheck.writable(output, inputs: inputs)
+            try checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
+            return OutputInfo(
+                path: output, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options))
+        }
+    }
+
     /// `write` to several paths, each in the format of its extension, from one cut and resize: the resized crop
     /// is kept in memory and encoded once per output (a batch's formats of one size). Every path is checked
     /// before any pixel is read; `written` hears of each output as it lands. `rendered`: earlier renderings of
@@ -36,18 +53,8 @@ extension FaceCropper {
         _ analysis: Analysis, crop: PixelRect, to outputs: [String], options: CropOptions, protecting inputs: InputSet = InputSet(),
         rendered: RenderedCrops? = nil, written: (String) -> Void = { _ in }
     ) throws(FaceCropError) -> [OutputInfo] {
-        var inputs = inputs
-        inputs.insert(analysis.path)
-        if let model = detector.modelPath { inputs.insert(model) }
+        let infos = try checkedOutputs(analysis, crop: crop, to: outputs, options: options, protecting: inputs)
         let outSize = Self.outputSize(for: crop, options)
-        var infos = [OutputInfo]()
-        for output in outputs {
-            let format = try OutputCheck.writable(output, inputs: inputs)
-            try checkOutput(analysis, crop: crop, size: outSize, format: format, path: output, options: options)
-            infos.append(
-                OutputInfo(
-                    path: output, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options)))
-        }
         var current = outputs.first ?? ""
         try withVipsErrors(
             {
