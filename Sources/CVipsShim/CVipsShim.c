@@ -78,6 +78,13 @@ static void load_modules(const char *const *only, size_t count) {
 // keeps freed blocks under that size in its heap. Fixed at 64 KiB, large blocks go back to the system when freed.
 void fc_map_large_blocks(void) { mallopt(M_MMAP_THRESHOLD, 64 * 1024); }
 
+int fc_flush_stdout(void) {
+    if (fflush(stdout) != 0) return errno ? errno : -1;
+    return ferror(stdout) ? -1 : 0;
+}
+
+void fc_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
 int fc_init(const char *argv0) {
     static int started = 0;
     static GMutex lock;

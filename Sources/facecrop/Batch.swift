@@ -143,6 +143,7 @@ struct Batch: ParsableCommand {
 
     func run() throws {
         Interruption.install()
+        StandardStreams.writeLines()  // a line (or JSON record) as each input is done, in a pipe too
         var settings = try settings()
         let outputDir = settings.outputDirectory
         // Outputs never become inputs: the output folder is not walked, nor the outputs earlier runs recorded.

@@ -46,6 +46,14 @@ struct FaceCropCommand: ParsableCommand {
         } catch {
             exit(withError: error)
         }
+        // Standard output is buffered: a write that failed (a full disk) shows only here, and is an output that
+        // could not be written (73), not a success.
+        do {
+            try StandardStreams.flush()
+        } catch {
+            printError("Error: \(error.description)")
+            exit(withError: ExitCode(error.exitCode))
+        }
     }
 
     /// Swift decodes the arguments as UTF-8, replacing what is not: a Latin-1 file name would become another

@@ -180,6 +180,22 @@ struct HostilePathTests {
         }
     }
 
+    /// What a command prints is output too: standard output on a full device fails the run (73), however little
+    /// was printed, and in a batch whatever the input's outcome.
+    @Test(arguments: [
+        ["detect", "photos/a.jpg"], ["detect", "photos/a.jpg", "--json"], ["rank", "photos"], ["photos/a.jpg", "-o", "c.jpg", "--json"],
+        ["batch", "photos", "--output-dir", "out", "--json"],
+    ])
+    func standardOutputOnAFullDeviceFailsTheRun(_ args: [String]) throws {
+        try withScratch { dir in
+            _ = try Self.photos(dir)
+            let command = (["\"$FACECROP\""] + args).joined(separator: " ")
+            let r = try runShell("\(command) > /dev/full", in: dir)
+            #expect(r.status == 73, "\(r)")
+            #expect(r.errorLines.last?.hasPrefix("Error: Cannot write to '-': ") == true, "\(r)")
+        }
+    }
+
     @Test func reportAndOutputFolderProblemsComeBeforeAnyWork() throws {
         try withScratch { dir in
             _ = try Self.photos(dir)

@@ -21,6 +21,10 @@ enum { FC_NOT_AN_IMAGE = -2, FC_BLOCKED = -3 };
 void fc_load_modules_on_demand(void);
 /// Makes glibc map every block of 64 KiB or more (given back when freed) rather than keep such blocks in its heap.
 void fc_map_large_blocks(void);
+/// Standard output flushed: 0, the errno of the failure, or -1 when an earlier buffered write failed (its errno gone).
+int fc_flush_stdout(void);
+/// Standard output written a line at a time, in a pipe too.
+void fc_line_buffer_stdout(void);
 /// Opens libvips' modules not opened yet (after fc_load_modules_on_demand), holding the exclusive lock unless
 /// the caller does (a caller holding the shared lock lets go of it first): 1 when it opened them, so a source
 /// no loader knew may be tried again; 0 when there was nothing to open.

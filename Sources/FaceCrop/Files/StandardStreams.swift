@@ -1,3 +1,4 @@
+import CVipsShim
 import FaceCropCore
 import Glibc
 
@@ -22,6 +23,16 @@ package enum StandardStreams {
             bytes += chunk[..<n]
         }
     }
+
+    /// Flushes what `print` buffered: a write that failed (a full disk) shows only then, as `outputNotWritable`
+    /// (73), in the system's words unless it was an earlier flush's (whose reason is gone).
+    package static func flush() throws(FaceCropError) {
+        let code = fc_flush_stdout()
+        if code != 0 { throw .outputNotWritable("-", reason: code > 0 ? errorText(code) : "some of it could not be written") }
+    }
+
+    /// Standard output a line at a time, in a pipe too, for output that tells of progress.
+    package static func writeLines() { fc_line_buffer_stdout() }
 
     package static func write(_ bytes: [UInt8]) throws(FaceCropError) {
         var offset = 0
