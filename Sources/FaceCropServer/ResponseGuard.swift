@@ -3,9 +3,11 @@
 //   a request's unread body after answering it, to reach the next request on the connection, and every byte
 //   restarts the idle timeout: such clients could hold every connection (--max-connections) for as long as they
 //   like. So a connection whose request body is still arriving when its response ends is closed instead.
-// - On a graceful shutdown (and an idle timeout) Hummingbird closes a connection right after writing its last
+// - On a graceful shutdown (and an idle timeout, which Hummingbird counts from the moment the response is handed
+//   over, not from when a slow client has read it) Hummingbird closes a connection right after writing its last
 //   response, and a close drops what the socket has not taken yet: the end of a large image. So a close waits
-//   for the writes before it to reach the socket, for at most `closeDelayLimit`.
+//   for the writes before it to reach the socket: for as long as the client takes `minimumProgress` bytes in
+//   every `closeDelayLimit`, up to `closeWaitLimit` in all.
 // - An HTTP/1.0 client that does not ask to keep its connection expects it closed after the response (RFC 9112
 //   §9.3), and Hummingbird's version-free HTTP types cannot tell; nor that a response to CONNECT goes without
 //   its body (NIO's encoder drops it, leaving the client to wait for one). And a request that cannot be parsed
@@ -24,8 +26,13 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// How long a close waits for earlier writes (a client that stopped reading) before it happens anyway.
+    /// How long a close waits for earlier writes to make progress (a client that stopped reading) before it
+    /// happens anyway.
     static let closeDelayLimit = TimeAmount.seconds(10)
+    /// The bytes a client must take in each `closeDelayLimit` for a close to wait on: 1.6 kB/s.
+    static let minimumProgress = 16 << 10
+    /// The longest a close waits for a client that keeps reading: a 100 MB response at 170 kB/s.
+    static let closeWaitLimit = TimeAmount.minutes(10)
 
     /// A request's head has been read, its end not yet.
     private var bodyArriving = false
@@ -35,6 +42,8 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var unwritten = 0
     /// A close waiting for the writes: later closes (an idle timeout, then a shutdown) wait for it too.
     private var closing: EventLoopFuture<Void>?
+    /// The next look at how far the writes a close waits for have come.
+    private var progressCheck: Scheduled<Void>?
 
     /// Puts `HTTP1Rules` before Hummingbird's conversion to version-free HTTP types.
     func handlerAdded(context: ChannelHandlerContext) {
@@ -82,11 +91,32 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
         promise.map { closed.futureResult.cascade(to: $0) }
         context.flush()
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let deadline = context.eventLoop.scheduleTask(in: Self.closeDelayLimit) { bound.value.close(mode: mode, promise: nil) }
+        let me = NIOLoopBound(self, eventLoop: context.eventLoop)
+        closeUnlessReading(context: context, mode: mode, buffered: Self.buffered(context), giveUp: .now() + Self.closeWaitLimit)
         pending.whenComplete { _ in
-            deadline.cancel()
+            me.value.progressCheck?.cancel()
             bound.value.close(mode: mode, promise: closed)
         }
+    }
+
+    /// The next look, `closeDelayLimit` on, at a close waiting for the writes: it waits on while the client took
+    /// `minimumProgress` bytes of the `buffered` ones since the last look, and `giveUp` is not reached.
+    private func closeUnlessReading(context: ChannelHandlerContext, mode: CloseMode, buffered: Int, giveUp: NIODeadline) {
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let me = NIOLoopBound(self, eventLoop: context.eventLoop)
+        progressCheck = context.eventLoop.scheduleTask(in: Self.closeDelayLimit) {
+            let now = Self.buffered(bound.value)
+            if buffered - now >= Self.minimumProgress, NIODeadline.now() < giveUp {
+                me.value.closeUnlessReading(context: bound.value, mode: mode, buffered: now, giveUp: giveUp)
+            } else {
+                bound.value.close(mode: mode, promise: nil)
+            }
+        }
+    }
+
+    /// Bytes written to the connection that the socket has not taken yet.
+    static func buffered(_ context: ChannelHandlerContext) -> Int {
+        (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
     }
 }
 
