@@ -74,9 +74,10 @@ struct Rank: ParsableCommand {
         // Thumbnails are made at the sheet's tile size: at most the sheet's pixels are kept.
         let tileSize = ContactSheet.tileSize(for: paths.count)
         let progress = Progress(total: paths.count, enabled: !quiet && isatty(STDERR_FILENO) != 0)
-        let (result, thumbnails) = cropper.rank(paths, jobs: try inputs.jobs, thumbnails: sheet != nil ? tileSize : nil) { progress.step(failed: $0) }
+        var (result, thumbnails) = cropper.rank(paths, jobs: try inputs.jobs, thumbnails: sheet != nil ? tileSize : nil) { progress.step(failed: $0) }
         progress.clear()
-        for problem in collected.problems { printError("Error: \(problem.error.description)") }
+        // What could not be listed failed too (a folder that cannot be read, a name that is not UTF-8), first.
+        result.failed.insert(contentsOf: collected.problems.map { .init(path: $0.path, error: $0.error) }, at: 0)
         for failure in result.failed { printError("Error: \(failure.error)") }
         if detection.json {
             try printJSON(result)
@@ -98,7 +99,7 @@ struct Rank: ParsableCommand {
         if let copyTo {
             try copyBest(result.ranked.prefix(try top ?? result.ranked.count).map(\.path), to: copyTo, inputs: protected)
         }
-        if !result.failed.isEmpty || !collected.problems.isEmpty { throw ExitCode(3) }
+        if !result.failed.isEmpty { throw ExitCode(3) }
     }
 
     static func name(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }

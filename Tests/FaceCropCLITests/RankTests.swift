@@ -46,6 +46,21 @@ struct RankTests {
         }
     }
 
+    /// An image that cannot be listed (its name is not UTF-8) is a failed input in the JSON too, not only in the
+    /// exit status and on standard error.
+    @Test func unlistedImagesAreFailedInTheJSON() throws {
+        try withScratch { dir in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("in"), withIntermediateDirectories: true)
+            try copySample("Golden/tiny/input.jpg", to: dir, as: "in/ok.jpg")
+            #expect(try runShell("cp in/ok.jpg \"in/$(printf 'caf\\351.jpg')\"", in: dir).status == 0)
+            let run = try runFaceCrop(["rank", "in", "--json"], in: dir)
+            #expect(run.status == 3, "\(run)")
+            let failed = try #require(try parseJSONObject(run.stdout)["failed"] as? [[String: Any]])
+            #expect(failed.count == 1 && (failed[0]["path"] as? String)?.hasPrefix("in/caf") == true && failed[0]["exitCode"] as? Int == 66, "\(failed)")
+            #expect(run.errorLines.count == 1, "\(run)")
+        }
+    }
+
     @Test(arguments: [["rank"], ["rank", "x.jpg", "--top", "0", "--copy-to", "d"], ["rank", "x.jpg", "--top", "3"]])
     func badArgumentsExit64(_ args: [String]) throws {
         try withScratch { dir in

@@ -26,6 +26,11 @@ public struct Ranking: Codable, Sendable {
         public var error: String
         /// The exit status of that error (`FaceCropError.exitCode`).
         public var exitCode: Int32
+
+        /// The image at `path` failed with `error`.
+        public init(path: String, error: FaceCropError) {
+            (self.path, self.error, exitCode) = (path, error.description, error.exitCode)
+        }
     }
 
     /// facecrop's version, as in every JSON report.
@@ -89,7 +94,7 @@ extension FaceCropper {
                     ranking.noFace.append(path)
                 }
             case .failure(let error)?:
-                ranking.failed.append(.init(path: path, error: error.description, exitCode: error.exitCode))
+                ranking.failed.append(.init(path: path, error: error))
             case nil:
                 break
             }
