@@ -172,10 +172,18 @@ struct Batch: ParsableCommand {
             if let input = settings.inputs.input(at: outputDir) { throw .outputSameAsInput(input) }
             for path in settings.knownOutputPaths(all) where settings.inputs.input(at: path) != nil { throw .outputSameAsInput(path) }
             // Reports go where they are asked: their folders are made.
-            for path in [report, siteManifest].compactMap({ $0 }) {
+            for (option, path) in [("--report", report), ("--site-manifest", siteManifest)] {
+                guard let path else { continue }
                 let folder = String(path.prefix(upTo: path.lastIndex(of: "/") ?? path.startIndex))
                 if !folder.isEmpty { try BatchRunner.makeDirectories(folder) }
                 try OutputCheck.destination(path, inputs: settings.inputs, allowStreams: true)
+                // Nor in a folder of manifests, where it could replace one (and the next run redo its input).
+                if let real = realpath(folder.isEmpty ? "." : folder, nil) {
+                    defer { free(real) }
+                    if String(cString: real).hasSuffix("/.facecrop") {
+                        throw .invalidSetting("\(option) '\(path)' is in a .facecrop folder, where batch keeps its manifests; write it elsewhere.")
+                    }
+                }
             }
             try OutputCheck.distinct([report, siteManifest].compactMap { $0 })
             // Nor is a report one of the images this run writes (those named before any work; the rest at the end).

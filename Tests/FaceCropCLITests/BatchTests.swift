@@ -621,6 +621,21 @@ struct BatchTests {
         }
     }
 
+    /// Nor may a report or site manifest go where batch keeps its manifests, where it could replace one.
+    @Test func aReportInAManifestFolderIsRefused() throws {
+        try withScratch { dir in
+            _ = try copySample("Golden/tiny/input.jpg", to: dir, as: "x.jpg")
+            #expect(try runBatch(["x.jpg", "--output-dir", "out", "-q"], in: dir).status == 0)
+            let manifest = try #require(BatchTree.manifests("x.jpg", in: dir.appendingPathComponent("out")).first)
+            let before = try FileSnapshot(dir.appendingPathComponent("out/\(manifest)"))
+            for (option, path) in [("--report", "out/\(manifest)"), ("--site-manifest", "out/.facecrop/./site.json")] {
+                let r = try runBatch(["x.jpg", "--output-dir", "out", "--force", option, path, "-q"], in: dir)
+                #expect(r.status == 64 && r.errorLines == ["Error: \(option) '\(path)' is in a .facecrop folder, where batch keeps its manifests; write it elsewhere."], "\(r)")
+            }
+            #expect(try FileSnapshot(dir.appendingPathComponent("out/\(manifest)")) == before)
+        }
+    }
+
     /// A report or site manifest may not be one of the run's images: refused before any work when the image's
     /// name is known then, else when the run ends, without writing over the image.
     @Test(arguments: [["--size", "64x64"], ["--width", "64"]])
