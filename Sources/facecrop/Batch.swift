@@ -163,7 +163,8 @@ struct Batch: ParsableCommand {
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
             let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"
-            printError("Error: \(who) would both write '\(path)'; use --recursive folders or a --name with more in it.")
+            let hint = inputs.recursive ? "a --name with more in it" : "their folders with --recursive, or a --name with more in it"
+            printError("Error: \(who) would both write '\(path)'; give \(hint).")
             throw ExitCode(64)
         }
         // Every path this run writes is checked before any work: outputs of a known size, the report, the

@@ -773,6 +773,24 @@ struct BatchArgumentTests {
             #expect(r.stderrLines.first?.hasPrefix("Error: ") == true, "\(r.stderr)")
             #expect(try snapshotTree(dir) == before, "files appeared or changed: \(fileTree(dir).sorted())")
             #expect(!fm.fileExists(atPath: dir.appendingPathComponent("out").path), "output folder created")
+            if error == .sameNameFromTwoFiles {
+                // The name's size is known only once the faces are found: shown as the template has it.
+                let clash = "Error: 'in/a/x.jpg' and 'in/b/x.jpg' would both write 'out/x-{width}x{height}.jpg'; give their folders with"
+                #expect(r.stderrLines.first?.hasPrefix(clash) == true, "\(r.stderr)")
+            }
+        }
+    }
+
+    /// A file given more than once (twice, as itself and in its folder, by another path) is one input.
+    @Test func anInputGivenTwiceIsDoneOnce() throws {
+        try withScratch { dir in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("in"), withIntermediateDirectories: true)
+            try copySample("Golden/tiny/input.jpg", to: dir, as: "in/x.jpg")
+            let r = try runBatch(["in", "in/x.jpg", "./in/x.jpg", "--output-dir", "out", "--json"], in: dir)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout.split(separator: "\n").count == 2, "one record and the summary: \(r.stdout)")
+            let ranked = try runFaceCrop(["rank", "in", "in/x.jpg", "--json"], in: dir)
+            #expect((try parseJSONObject(ranked.stdout)["ranked"] as? [Any])?.count == 1, "\(ranked)")
         }
     }
 }

@@ -67,6 +67,8 @@ public enum BatchInputs {
     }
 
     /// `collect`, leaving out `excluding` and keeping what could not be walked as problems; inputs sorted by key.
+    /// A file found more than once (given twice, given and in a folder given, linked) is an input once, with the
+    /// first of its keys.
     public static func collect(_ arguments: [String], recursive: Bool, excluding: Exclusions) -> Collected {
         var found = Collected()
         for argument in arguments {
@@ -78,6 +80,10 @@ public enum BatchInputs {
             }
         }
         found.inputs.sort { $0.key < $1.key }
+        var (seen, unreached) = (Set<FileIdentity>(), Set<String>())  // a missing file by its path
+        found.inputs.removeAll { input in
+            FileIdentity(input.path).map { !seen.insert($0).inserted } ?? !unreached.insert(input.path).inserted
+        }
         return found
     }
 

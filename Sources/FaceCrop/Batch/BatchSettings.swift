@@ -174,13 +174,23 @@ public struct BatchSettings: Sendable {
         }
     }
 
-    /// Output paths that two inputs would share (checked before any work), as "path" → inputs.
+    /// Output paths that two inputs would share (checked before any work), as "path" → inputs; a size the name
+    /// holds that is known only once the faces are found is shown as `{width}` or `{height}`.
     public func clashes(_ inputs: [BatchInput]) -> [String: [String]] {
-        var owners = [String: [String]]()
+        var owners = [String: (shown: String, inputs: [String])]()
         for input in inputs {
-            for spec in specs { owners["\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))", default: []].append(input.path) }
+            for spec in specs {
+                let path = "\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))"
+                owners[path, default: (shown(path, spec: spec), [])].inputs.append(input.path)
+            }
         }
-        return owners.filter { $0.value.count > 1 }
+        return Dictionary(owners.values.filter { $0.inputs.count > 1 }.map { ($0.shown, $0.inputs) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// `path` of `outputName(…, size: nil)` with its stand-ins for sizes not known yet written as the template's.
+    private func shown(_ path: String, spec: OutputSpec) -> String {
+        let aspect = spec.aspect.description.replacing(":", with: "x")
+        return path.replacing("W\(aspect)", with: "{width}").replacing("H\(aspect)", with: "{height}")
     }
 }
 
