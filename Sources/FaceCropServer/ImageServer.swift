@@ -174,9 +174,9 @@ public final class ImageServer: Sendable {
         let kind = info ? "info" : "image"
         let name = url.source.name
         if !info {
-            // A format the client only accepts gives way to JPEG when its encoder would take too much (`render`).
-            let maxEncodeMemory = negotiated ? Int.max : configuration.maxEncodeMemory
-            try url.options.checkBeforeWork(format: format, maxOutputPixels: configuration.maxOutputPixels, maxEncodeMemory: maxEncodeMemory)
+            // A format the client only accepts gives way to JPEG where it cannot make the output (`render`).
+            try url.options.checkBeforeWork(
+                format: negotiated ? .jpeg : format, maxOutputPixels: configuration.maxOutputPixels, maxEncodeMemory: configuration.maxEncodeMemory)
         }
 
         // Local files: the ETag from stat alone, so a 304 costs no read and takes no slot.
@@ -288,7 +288,10 @@ public final class ImageServer: Sendable {
         let output = url.output(for: crop.rect.size)
         options.size = output.size
         options.withoutEnlargement = output.withoutEnlargement
-        let size = FaceCropper.outputSize(for: crop.rect, options)
+        // A format the client only accepts gives way to JPEG when it cannot hold the output or its encoder would
+        // take too much; /info answers what the image URL would, refusals included.
+        let made = negotiated && (try? cropper.checkEncoding(analysis, crop: crop.rect, as: format, options: options)) == nil ? .jpeg : format
+        let size = try cropper.checkEncoding(analysis, crop: crop.rect, as: made, options: options)
         if info {
             var report = cropper.report(analysis, crop: crop, output: nil)
             report.timings = Timings()
@@ -297,7 +300,6 @@ public final class ImageServer: Sendable {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             do { return (Array(try encoder.encode(document)), format) } catch { throw .imageProcessing("\(error)") }
         }
-        let made = negotiated && !cropper.encoderFits(format, size: size, for: analysis) ? .jpeg : format
         return (try cropper.encode(analysis, crop: crop.rect, as: made, options: options).bytes, made)
     }
 

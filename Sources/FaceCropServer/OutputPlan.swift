@@ -37,17 +37,20 @@ extension ProcessingOptions {
         }
         let both = width > 0 && height > 0
         guard both ? resize == .force || (resize == .fill && enlarge) : enlarge && resize != .fillDown else { return }
-        let side = max(width, height)
-        if side > format.maxDimension {
-            throw .badOptions("The output would have a side of \(side) pixels, over the \(format.maxDimension) \(format.withArticle) side can have.")
+        guard both else {
+            let side = max(width, height)
+            if side > format.maxDimension {
+                throw .badOptions("The output would have a side of \(side) pixels, over the \(format.maxDimension) \(format.withArticle) side can have.")
+            }
+            return
         }
-        if both, width * height > maxOutputPixels {
-            throw .badOptions("The output would be \(width)x\(height) pixels, over the limit of \(maxOutputPixels) output pixels (--max-output-pixels).")
-        }
-        if both, format.encoderMemory(pixels: width * height) > maxEncodeMemory {
-            throw .badOptions(
-                "The output would be \(width)x\(height) pixels, more than the \(format.displayName) encoder may take in memory (--max-encode-memory, \(maxEncodeMemory) bytes)."
-            )
+        // The library's checks, in the words the same refusal has once the crop is planned.
+        do {
+            try OutputLimits.check(
+                ImageSize(width: width, height: height), format: format, path: FaceCropper.memoryName, maxPixels: maxOutputPixels,
+                maxEncodeMemory: maxEncodeMemory)
+        } catch {
+            throw ServerError(error)
         }
     }
 

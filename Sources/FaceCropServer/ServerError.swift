@@ -33,18 +33,27 @@ public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// large) 400; 65 (not an image, damaged) 422, or 413 when the input is over a size limit; 66 (missing,
     /// not a regular file) 404; no face (status 2) 422; everything else 500.
     public init(_ error: FaceCropError) {
+        let message = Self.forClients(error.description)
         switch error {
-        case .fileTooLarge, .tooManyPixels, .wholeFrameTooLarge: self.init(413, error.description)
-        case .noFace: self.init(422, error.description)
+        case .fileTooLarge, .tooManyPixels, .wholeFrameTooLarge: self.init(413, message)
+        case .noFace: self.init(422, message)
         case .inputIsVideo(let name): self.init(422, "Source '\(name)' is a video, not an image.")
         default:
             switch error.exitCode {
-            case 64: self.init(400, error.description)
-            case 65: self.init(422, error.description)
-            case 66: self.init(404, error.description)
-            default: self.init(500, error.description)
+            case 64: self.init(400, message)
+            case 65: self.init(422, message)
+            case 66: self.init(404, message)
+            default: self.init(500, message)
             }
         }
+    }
+
+    /// A library message as a client should read it: without the command's advice ("raise it with --max-pixels
+    /// if you trust this file", the operator's business), and the output in memory called the output.
+    static func forClients(_ message: String) -> String {
+        var text = message.replacing("Output '\(FaceCropper.memoryName)'", with: "The output")
+        if let advice = text.firstRange(of: "; raise it with --") { text = text[..<advice.lowerBound] + "." }
+        return text
     }
 
     /// The JSON body: `{"error":"…","status":N}`.

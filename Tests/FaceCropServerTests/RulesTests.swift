@@ -329,7 +329,7 @@ struct OutputPlanTests {
     @Test(
         arguments: [
             ("rs:fill:1:10000000", ImageFormat.png, "1:10000 to 10000:1"), ("rs:fill-down:20000:1", .png, "1:10000 to 10000:1"),
-            ("w:10000000", .jpeg, "65500 a JPEG side"), ("rs:force:20000:100", .webp, "16383 a WebP side"),
+            ("w:10000000", .jpeg, "65500 a JPEG side"), ("rs:force:20000:100", .webp, "16383 pixels a WebP side"),
             ("rs:fill:20000:20000", .png, "limit of 268402689"), ("rs:force:20000:20000/el:0", .png, "limit of 268402689"),
             ("rs:fit:100000:100", .jpeg, nil), ("w:100000/el:0", .jpeg, nil), ("rs:fill-down:20000:20000", .png, nil),
             ("rs:fill:20000:20000/el:0", .png, nil), ("rs:fit:1:10000000", .png, nil), ("rs:fill:1920:1080", .jpeg, nil),

@@ -84,8 +84,9 @@ struct ServerTests {
         }
     }
 
-    /// A format taken from Accept gives way to JPEG when its encoder would take more than --max-encode-memory; one
-    /// the URL names is refused (400). 1000x1000 AVIF is counted at 168 MiB, WebP at 6 MB.
+    /// A format taken from Accept gives way to JPEG when its encoder would take more than --max-encode-memory, or it
+    /// cannot hold the output's size; one the URL names is refused (400). 1000x1000 AVIF is counted at 168 MiB,
+    /// WebP at 6 MB.
     @Test func negotiatedFormatsGiveWayToJPEGOverTheEncoderLimit() async throws {
         try await withScratch { dir in
             let root = try makeRoot(in: dir)
@@ -99,6 +100,17 @@ struct ServerTests {
                 #expect(webp.status == 200 && webp.header("Content-Type") == "image/webp", "\(webp)")
                 let named = try await s.get(signed(path + "@avif"), headers: chrome)
                 #expect(named.status == 400 && named.json?["error"] as? String != nil, "\(named)")
+                // The refusal is the client's to read: no command-line advice, no '(memory)' for the output.
+                let message = named.json?["error"] as? String ?? ""
+                #expect(!message.contains("--") && !message.contains("(memory)") && message.hasPrefix("The output would be"), "\(message)")
+                // /info answers what the image URL would: the same refusal.
+                let info = try await s.get("/info" + signed(path + "@avif"))
+                #expect(info.status == 400 && info.json?["error"] as? String == message, "\(info)")
+                // A side over the format's (WebP: 16383) gives way to JPEG too, when only accepted.
+                let wide = "/rs:fill:20000:100/plain/local:///group.jpg"
+                let accepted = try await s.get(signed(wide), headers: [("Accept", "image/webp,*/*")])
+                #expect(accepted.status == 200 && accepted.header("Content-Type") == "image/jpeg", "\(accepted)")
+                #expect(try await s.get(signed(wide + "@webp")).status == 400)
             }
         }
     }

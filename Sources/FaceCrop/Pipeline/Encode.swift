@@ -7,9 +7,7 @@ extension FaceCropper {
     public func encode(
         _ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions, name: String = FaceCropper.memoryName
     ) throws(FaceCropError) -> (bytes: [UInt8], info: OutputInfo) {
-        guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(name + "." + format.rawValue) }
-        let outSize = Self.outputSize(for: crop, options)
-        try checkOutput(analysis, crop: crop, size: outSize, format: format, path: name, options: options)
+        let outSize = try checkEncoding(analysis, crop: crop, as: format, options: options, name: name)
         let bytes: [UInt8]
         do throws(VipsError) {
             var image = try Self.output(analysis, crop: crop, size: outSize, options: options)
@@ -24,5 +22,16 @@ extension FaceCropper {
         let info = OutputInfo(
             path: name, width: outSize.width, height: outSize.height, format: format, notEnlarged: Self.notEnlarged(outSize, crop: crop, options))
         return (bytes, info)
+    }
+
+    /// What `encode` checks before any pixel is read: this libvips writes `format`, and the output, whose size it
+    /// returns, is within the format's, `options.maxOutputPixels`' and `maxEncodeMemory`'s limits.
+    public func checkEncoding(
+        _ analysis: Analysis, crop: PixelRect, as format: ImageFormat, options: CropOptions, name: String = FaceCropper.memoryName
+    ) throws(FaceCropError) -> ImageSize {
+        guard VipsImage.canSave(format) else { throw .unsupportedOutputFormat(name + "." + format.rawValue) }
+        let outSize = Self.outputSize(for: crop, options)
+        try checkOutput(analysis, crop: crop, size: outSize, format: format, path: name, options: options)
+        return outSize
     }
 }

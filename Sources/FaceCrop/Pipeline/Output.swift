@@ -13,12 +13,6 @@ extension FaceCropper {
         options.withoutEnlargement && size != OutputSize.resolve(options.size, crop: crop.size, withoutEnlargement: false) ? true : nil
     }
 
-    /// Whether the encoder of `format` may make an output of `size` from `analysis` within `maxEncodeMemory`.
-    public func encoderFits(_ format: ImageFormat, size: ImageSize, for analysis: Analysis) -> Bool {
-        let pixels = checkedProduct(size.width, size.height) ?? .max
-        return format.encoderMemory(pixels: pixels, highDepth: analysis.highDepth) <= maxEncodeMemory
-    }
-
     /// Before any pixel is read: the output's size within the format's, `--max-output-pixels`' and
     /// `maxEncodeMemory`'s limits, and the crop inside the image.
     func checkOutput(
