@@ -63,6 +63,10 @@ public struct OriginFetcher: Sendable {
                         throw ServerError(502, "Source '\(name)' redirects more than \(maxRedirects) times.")
                     }
                     current = Self.resolve(location, against: current)
+                    let lower = current.lowercased()
+                    guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                        throw ServerError(502, "Source '\(name)' redirects to '\(current)', which is not an http or https URL.")
+                    }
                     continue
                 }
                 if status == 404 || status == 410 { throw ServerError.notFound("Source '\(name)' does not exist (the origin answered \(status)).") }
@@ -107,10 +111,10 @@ public struct OriginFetcher: Sendable {
         }
     }
 
-    /// A Location header made absolute.
+    /// A Location header made absolute (RFC 3986 §5.2: one with a scheme, any scheme, is absolute already).
     static func resolve(_ location: String, against base: String) -> String {
-        let lower = location.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return location }
+        let schemeEnd = location.firstIndex { !($0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0))) }
+        if let colon = schemeEnd, location[colon] == ":", location.first?.isLetter == true { return location }
         guard let schemeEnd = base.range(of: "://") else { return location }
         let afterScheme = base[schemeEnd.upperBound...]
         let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? base.endIndex

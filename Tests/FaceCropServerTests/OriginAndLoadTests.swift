@@ -59,6 +59,7 @@ struct OriginTests {
                 (origin.url("/redirect-twice"), 200, ""),
                 (origin.url("/loop"), 502, "redirects more than 2 times"),
                 (origin.url("/redirect-away"), 403, "redirects to 'http://localhost:1/portrait.png'"),
+                (origin.url("/redirect-file"), 502, "redirects to 'file:///etc/passwd', which is not an http or https URL"),
                 ("http://localhost:\(origin.port)/portrait.png", 403, "not allowed"),
                 ("http://127.0.0.2:\(origin.port)/portrait.png", 403, "not allowed"),
                 ("https://example.com/a.jpg", 403, "not allowed"),

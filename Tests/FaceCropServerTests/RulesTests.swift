@@ -289,6 +289,9 @@ struct HTTPRulesTests {
     @Test(arguments: [
         ("/b.jpg", "http://h/a/x.jpg", "http://h/b.jpg"), ("c.jpg", "http://h/a/x.jpg?q", "http://h/a/c.jpg"),
         ("https://o/z.jpg", "http://h/a", "https://o/z.jpg"), ("//o/z.jpg", "https://h/a", "https://o/z.jpg"), ("y", "http://h", "http://h/y"),
+        // A reference with a scheme is absolute, whatever the scheme (then refused as a source, 502).
+        ("file:///etc/passwd", "http://h/a/x.jpg", "file:///etc/passwd"), ("HTTP://O/z.jpg", "http://h/a", "HTTP://O/z.jpg"),
+        ("local:///g.jpg", "http://h/a", "local:///g.jpg"), ("a:b/c.jpg", "http://h/d/", "a:b/c.jpg"), ("./a:b.jpg", "http://h/d/", "http://h/d/./a:b.jpg"),
     ])
     func redirectTargets(_ row: (String, String, String)) {
         #expect(OriginFetcher.resolve(row.0, against: row.1) == row.2)

@@ -342,6 +342,7 @@ final class Origin: Sendable {
         router.get("/redirect-twice") { _, _ in Response(status: .movedPermanently, headers: [.location: "/redirect"]) }
         router.get("/redirect-away") { _, _ in Response(status: .found, headers: [.location: "http://localhost:1/portrait.png"]) }
         router.get("/loop") { _, _ in Response(status: .found, headers: [.location: "/loop"]) }
+        router.get("/redirect-file") { _, _ in Response(status: .found, headers: [.location: "file:///etc/passwd"]) }
         router.get("/gone") { _, _ in Response(status: .notFound) }
         router.get("/error") { _, _ in Response(status: .internalServerError) }
         router.get("/text") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "hello")))
