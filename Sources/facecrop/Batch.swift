@@ -72,6 +72,10 @@ struct Batch: ParsableCommand {
 
     func validate() throws {
         if outputDir == nil { throw ValidationError("Missing expected option '--output-dir <folder>'.") }
+        if outputDir == "" { throw ValidationError("Expected a folder for --output-dir but received ''.") }
+        if dryRun && siteManifest != nil {
+            throw ValidationError("Use either --dry-run or --site-manifest, not both: the site manifest lists outputs written.")
+        }
         if shard != nil && shardIndex == nil { throw ValidationError("Expected K/N with 1 ≤ K ≤ N for --shard but received '\(shard!)'.") }
         _ = try settings()
     }
@@ -258,7 +262,7 @@ struct Batch: ParsableCommand {
             let text = lines.joined(separator: "\n") + "\n"
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(Array(text.utf8), to: report, inputs: settings.inputs) }
         }
-        if let siteManifest, !dryRun {
+        if let siteManifest {
             let manifest = SiteManifest(version: FaceCropper.version, outputDir: outputDir, images: records.compactMap(SiteManifest.Image.init))
             let bytes = Array(try manifest.json().utf8)
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(bytes, to: siteManifest, inputs: settings.inputs) }

@@ -28,8 +28,9 @@ struct FaceCropCommand: ParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            if exitCode(for: error) == .validationFailure, let name = fileReadAsOption(Array(CommandLine.arguments.dropFirst())) {
-                printError("Error: '\(name)' is read as an option; to name a file that starts with '-', put it after '--' or write './\(name)'.")
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if exitCode(for: error) == .validationFailure, let name = fileReadAsOption(arguments) {
+                printError("Error: '\(name)' is read as an option; \(valueAdvice(name, in: arguments)).")
                 exit(withError: ExitCode(64))
             }
             // A usage error is one line (the usage summary is in --help), escaped like every error line.
@@ -100,6 +101,17 @@ struct FaceCropCommand: ParsableCommand {
             if refusal == original { return nil }
         }
         return arguments[first]
+    }
+
+    /// How to give `name`, read as an option: as the value of the option before it when joined to it with '='
+    /// ("--name=-x.{ext}") the arguments parse, else as a file.
+    static func valueAdvice(_ name: String, in arguments: [String]) -> String {
+        if let i = arguments.firstIndex(of: name), i > 0, arguments[i - 1].hasPrefix("--"), !arguments[i - 1].contains("=") {
+            var joined = arguments
+            joined.replaceSubrange((i - 1)...i, with: ["\(arguments[i - 1])=\(name)"])
+            if (try? parseAsRoot(joined)) != nil { return "to give it to \(arguments[i - 1]), write '\(arguments[i - 1])=\(name)'" }
+        }
+        return "to name a file that starts with '-', put it after '--' or write './\(name)'"
     }
 
     static func isFile(_ path: String) -> Bool {

@@ -287,6 +287,9 @@ struct CorpusTests {
                     r.stderrLines == ["Error: '\(name)' is read as an option; to name a file that starts with '-', put it after '--' or write './\(name)'."],
                     "\(args)")
             }
+            // An option's value that starts with '-' is to be joined to it with '='.
+            let value = try runFaceCrop(["batch", "./-portrait.png", "--output-dir", "o", "--name", "-x.{ext}"], in: dir)
+            #expect(value.status == 64 && value.stderrLines == ["Error: '-x.{ext}' is read as an option; to give it to --name, write '--name=-x.{ext}'."], "\(value)")
             #expect(listing(dir) == ["-portrait.png", "out.jpg", "out2.jpg"])
         }
     }
