@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 // The FFmpeg functions the shim calls, as pointers into the libraries opened by ff_load.
@@ -386,6 +387,12 @@ int video_open(const char *path, int threads, int64_t max_pixels, VideoHandle **
         return VIDEO_FAILED;
     }
     ff.avcodec_parameters_to_context(v->codec, st->codecpar);
+    // One thread per core, not FFmpeg's automatic one more: each frame thread holds frames of its own (about
+    // 7 MB at 1080p), and with the analysis sharing the cores the extra one saved best-frame 3 % at most.
+    if (threads <= 0) {
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores < 1 ? 1 : cores > 16 ? 16 : (int)cores;
+    }
     v->codec->thread_count = threads;
     v->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     rc = ff.avcodec_open2(v->codec, decoder, NULL);
