@@ -26,6 +26,14 @@ package enum BatchNaming {
 }
 
 extension BatchNaming {
+    /// `outputName` for messages: a size known only once the faces are found is written as the template has it
+    /// (`{width}`, `{height}`), not as the stand-in that keeps such names apart.
+    package static func shownName(template: String, stem: String, fileExtension: String, aspect: Aspect, asked: OutputSize?) -> String {
+        let name = outputName(template: template, stem: stem, fileExtension: fileExtension, aspect: aspect, asked: asked, size: nil)
+        let standIn = aspect.description.replacing(":", with: "x")
+        return name.replacing("W\(standIn)", with: "{width}").replacing("H\(standIn)", with: "{height}")
+    }
+
     /// The manifest's file name for an input's file name and the run's options key: "NAME.HASH.json", HASH the
     /// key's 64-bit FNV-1a in 16 hex digits, so runs with other options into one folder (one `--format` per run)
     /// keep a manifest each. A name too long to take the 22 bytes more (a file name is at most 255 bytes) is

@@ -36,7 +36,7 @@ struct Batch: ParsableCommand {
     @Option(name: .customLong("width"), parsing: .unconditionalSingleValue, help: "An output this wide for each --aspect, the height following (repeatable).")
     var widthTexts: [String] = []
 
-    @Option(help: "Write one JSON file mapping every input to its outputs (path, format, size, bytes, crop), for a site generator (not with --dry-run).")
+    @Option(help: "Write one JSON file mapping every input to its outputs (path, format, size, bytes, crop), for a site generator (not written with --dry-run).")
     var siteManifest: String?
 
     @Flag(help: "Redo every input, even those whose outputs are current.")
@@ -73,9 +73,6 @@ struct Batch: ParsableCommand {
     func validate() throws {
         if outputDir == nil { throw ValidationError("Missing expected option '--output-dir <folder>'.") }
         if outputDir == "" { throw ValidationError("Expected a folder for --output-dir but received ''.") }
-        if dryRun && siteManifest != nil {
-            throw ValidationError("Use either --dry-run or --site-manifest, not both: the site manifest lists outputs written.")
-        }
         if shard != nil && shardIndex == nil { throw ValidationError("Expected K/N with 1 ≤ K ≤ N for --shard but received '\(shard!)'.") }
         _ = try settings()
     }
@@ -107,7 +104,8 @@ struct Batch: ParsableCommand {
             for shape in shapes where !specs.contains(OutputSpec(aspect: shape.aspect, size: shape.size, format: format)) {
                 var o = options
                 (o.aspect, o.size) = (shape.aspect, shape.size)
-                try common.checkOutput(o, format: format, path: "\(outputDir ?? ".")/\(name)")
+                let shown = BatchNaming.shownName(template: name, stem: "{stem}", fileExtension: format.fileExtension, aspect: shape.aspect, asked: shape.size)
+                try common.checkOutput(o, format: format, path: "\(outputDir ?? ".")/\(shown)")
                 specs.append(OutputSpec(aspect: shape.aspect, size: shape.size, format: format))
             }
         }
@@ -262,7 +260,7 @@ struct Batch: ParsableCommand {
             let text = lines.joined(separator: "\n") + "\n"
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(Array(text.utf8), to: report, inputs: settings.inputs) }
         }
-        if let siteManifest {
+        if let siteManifest, !dryRun {
             let manifest = SiteManifest(version: FaceCropper.version, outputDir: outputDir, images: records.compactMap(SiteManifest.Image.init))
             let bytes = Array(try manifest.json().utf8)
             try reportingErrors { () throws(FaceCropError) in try ReportFile.write(bytes, to: siteManifest, inputs: settings.inputs) }

@@ -91,9 +91,14 @@ struct Rank: ParsableCommand {
             }
         }
         if let sheet {
-            try reportingErrors { () throws(FaceCropError) in
-                try ContactSheet.write(
-                    result.sheetTiles(thumbnails), to: sheet, tileSize: tileSize, inputs: protected, maxEncodeMemory: cropper.maxEncodeMemory)
+            // No image could be read: a blank sheet would say nothing, and an earlier one stays as it was.
+            let tiles = result.sheetTiles(thumbnails)
+            if tiles.isEmpty {
+                printError("Note: no sheet written to '\(sheet)': no image could be read.")
+            } else {
+                try reportingErrors { () throws(FaceCropError) in
+                    try ContactSheet.write(tiles, to: sheet, tileSize: tileSize, inputs: protected, maxEncodeMemory: cropper.maxEncodeMemory)
+                }
             }
         }
         if let copyTo {

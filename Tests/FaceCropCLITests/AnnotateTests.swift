@@ -84,6 +84,12 @@ struct AnnotateTests {
             #expect(sheet.width == 2 * (240 + 20) + 10)
             #expect(sheet.height > 2 * (240 + 20) && sheet.height < 2 * (240 + 80))
 
+            // Every input unreadable: no blank sheet, and the earlier one stays.
+            let before = try FileSnapshot(dir.appendingPathComponent("sheet.png"))
+            try Data("not an image".utf8).write(to: dir.appendingPathComponent("broken.jpg"))
+            let none = try runFaceCrop(["rank", "broken.jpg", "--sheet", "sheet.png"], in: dir)
+            #expect(none.status == 3 && none.stderrLines.last == "Note: no sheet written to 'sheet.png': no image could be read.", "\(none)")
+            #expect(try FileSnapshot(dir.appendingPathComponent("sheet.png")) == before)
             for (sheet, line) in [
                 ("sheet.gif", "Error: Unsupported output extension '.gif' in 'sheet.gif'; use .jpg, .png, .webp, .tif, .heic or .avif."),
                 ("-", "Error: --sheet writes a file, not standard output; give it a name ending in .jpg, .png, .webp, .tif, .heic or .avif."),

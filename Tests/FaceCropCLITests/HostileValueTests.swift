@@ -153,10 +153,6 @@ struct HostileValueTests {
         (["in.jpg", "-o", "out.png/"], "Expected a file name for -o but received 'out.png/', which names a folder."),
         (["annotate", "in.jpg", "-o", "."], "Expected a file name for -o but received '.', which names a folder."),
         (["batch", "in.jpg", "--output-dir", ""], "Expected a folder for --output-dir but received ''."),
-        (
-            ["batch", "in.jpg", "--output-dir", "o", "--dry-run", "--site-manifest", "s.json"],
-            "Use either --dry-run or --site-manifest, not both: the site manifest lists outputs written."
-        ),
         (["batch", "in.jpg", "--output-dir", "o", "--jobs", "-1"], "Expected an integer from 1 to 256 for --jobs but received '-1'."),
         (
             ["in.jpg", "-o", "out.jpg", "--width", "65500", "--aspect", "1:1"],

@@ -181,16 +181,12 @@ public struct BatchSettings: Sendable {
         for input in inputs {
             for spec in specs {
                 let path = "\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))"
-                owners[path, default: (shown(path, spec: spec), [])].inputs.append(input.path)
+                let shown = BatchNaming.shownName(
+                    template: nameTemplate, stem: input.stem, fileExtension: spec.format.fileExtension, aspect: spec.aspect, asked: spec.size)
+                owners[path, default: ("\(folder(for: input))/\(shown)", [])].inputs.append(input.path)
             }
         }
         return Dictionary(owners.values.filter { $0.inputs.count > 1 }.map { ($0.shown, $0.inputs) }, uniquingKeysWith: { a, _ in a })
-    }
-
-    /// `path` of `outputName(…, size: nil)` with its stand-ins for sizes not known yet written as the template's.
-    private func shown(_ path: String, spec: OutputSpec) -> String {
-        let aspect = spec.aspect.description.replacing(":", with: "x")
-        return path.replacing("W\(aspect)", with: "{width}").replacing("H\(aspect)", with: "{height}")
     }
 }
 
