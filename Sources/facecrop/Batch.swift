@@ -36,7 +36,8 @@ struct Batch: ParsableCommand {
     @Option(name: .customLong("width"), parsing: .unconditionalSingleValue, help: "An output this wide for each --aspect, the height following (repeatable).")
     var widthTexts: [String] = []
 
-    @Option(help: "Write one JSON file mapping every input to its outputs (path, format, size, bytes, crop), for a site generator (not written with --dry-run).")
+    @Option(
+        help: "Write one JSON file mapping every input to its outputs (path, format, size, bytes, crop), for a site generator (not written with --dry-run).")
     var siteManifest: String?
 
     @Flag(help: "Redo every input, even those whose outputs are current.")
