@@ -3,6 +3,7 @@
 // Content-Length before reading when it announces more).
 import AsyncHTTPClient
 import FaceCrop
+import Glibc
 import NIOCore
 import NIOHTTP1
 
@@ -91,6 +92,9 @@ public struct OriginFetcher: Sendable {
                 throw error
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
                 throw ServerError(504, "Source '\(name)' did not arrive within \(timeout) (--origin-timeout).")
+            } catch let error as IOError {
+                // The system's words alone: NIO's own for a refused connection are garbled.
+                throw ServerError(502, "Source '\(name)' could not be fetched: \(String(cString: strerror(error.errnoCode)).lowercased()).")
             } catch {
                 throw ServerError(502, "Source '\(name)' could not be fetched: \(error).")
             }

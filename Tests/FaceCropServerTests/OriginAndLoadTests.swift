@@ -70,7 +70,7 @@ struct OriginTests {
                 (origin.url("/big-chunked"), 413, "over the limit of 250000 bytes"),
                 (origin.url("/gated.png"), 504, "did not arrive"),
                 (origin.url("/trickle.png"), 504, "did not arrive"),
-                ("http://127.0.0.1:1/portrait.png", 502, "could not be fetched"),
+                ("http://127.0.0.1:1/portrait.png", 502, "could not be fetched: connection refused."),
                 ("local:///portrait.png", 404, "no --root"),
             ]
             for row in rows {
