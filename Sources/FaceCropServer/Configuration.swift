@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable {
     /// A connection that sends nothing for this long between requests, or takes longer to send a request's
     /// head, is closed (slow clients cannot keep connections open).
     public var idleTimeout: Duration = .seconds(30)
+    /// A response still being taken when its connection is to close (an idle timeout, a shutdown) is waited for
+    /// until three looks this far apart in a row find none of it sent since the last (16 KiB), up to 10 minutes.
+    public var slowReaderInterval: Duration = .seconds(10)
     /// Connections open at once (`--max-connections`); at that many the server stops accepting until one closes
     /// (new ones wait in the listen queue, 256 long).
     public var maxConnections = 512

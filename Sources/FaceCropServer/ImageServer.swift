@@ -81,10 +81,12 @@ public final class ImageServer: Sendable {
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> Application<CallbackResponder<BasicRequestContext>> {
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in await respond(to: request) }
         let connections = connections
+        let interval = configuration.slowReaderInterval.timeAmount
         return Application(
             responder: responder,
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [connections.handler(), ResponseGuard()], idleTimeout: configuration.idleTimeout.timeAmount)),
+                configuration: .init(
+                    additionalChannelHandlers: [connections.handler(), ResponseGuard(interval: interval)], idleTimeout: configuration.idleTimeout.timeAmount)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -6,8 +6,10 @@
 // - On a graceful shutdown (and an idle timeout, which Hummingbird counts from the moment the response is handed
 //   over, not from when a slow client has read it) Hummingbird closes a connection right after writing its last
 //   response, and a close drops what the socket has not taken yet: the end of a large image. So a close waits
-//   for the writes before it to reach the socket: for as long as the client takes `minimumProgress` bytes in
-//   every `closeDelayLimit`, up to `closeWaitLimit` in all.
+//   for the writes before it to reach the socket: for as long as more of them reach it (`minimumProgress` bytes)
+//   within `stalledLooks` looks `interval` apart, up to `closeWaitLimit` in all. The kernel takes more from the
+//   server only once the client has read about half its socket buffer (megabytes on a fast network), hence several
+//   looks.
 // - An HTTP/1.0 client that does not ask to keep its connection expects it closed after the response (RFC 9112
 //   §9.3), and Hummingbird's version-free HTTP types cannot tell; nor that a response to CONNECT goes without
 //   its body (NIO's encoder drops it, leaving the client to wait for one). And a request that cannot be parsed
@@ -27,11 +29,13 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     /// How long a close waits for earlier writes to make progress (a client that stopped reading) before it
-    /// happens anyway.
-    static let closeDelayLimit = TimeAmount.seconds(10)
-    /// The bytes a client must take in each `closeDelayLimit` for a close to wait on: 1.6 kB/s.
+    /// happens anyway (`ServerConfiguration.slowReaderInterval`).
+    let interval: TimeAmount
+    /// The bytes the socket must take within `stalledLooks` looks for a close to wait on.
     static let minimumProgress = 16 << 10
-    /// The longest a close waits for a client that keeps reading: a 100 MB response at 170 kB/s.
+    /// Looks without progress before a close happens anyway.
+    static let stalledLooks = 3
+    /// The longest a close waits for a client that keeps reading.
     static let closeWaitLimit = TimeAmount.minutes(10)
 
     /// A request's head has been read, its end not yet.
@@ -44,6 +48,8 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var closing: EventLoopFuture<Void>?
     /// The next look at how far the writes a close waits for have come.
     private var progressCheck: Scheduled<Void>?
+
+    init(interval: TimeAmount) { self.interval = interval }
 
     /// Puts `HTTP1Rules` before Hummingbird's conversion to version-free HTTP types.
     func handlerAdded(context: ChannelHandlerContext) {
@@ -92,22 +98,24 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.flush()
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let me = NIOLoopBound(self, eventLoop: context.eventLoop)
-        closeUnlessReading(context: context, mode: mode, buffered: Self.buffered(context), giveUp: .now() + Self.closeWaitLimit)
+        closeUnlessReading(context: context, mode: mode, buffered: Self.buffered(context), stalled: 0, giveUp: .now() + Self.closeWaitLimit)
         pending.whenComplete { _ in
             me.value.progressCheck?.cancel()
             bound.value.close(mode: mode, promise: closed)
         }
     }
 
-    /// The next look, `closeDelayLimit` on, at a close waiting for the writes: it waits on while the client took
-    /// `minimumProgress` bytes of the `buffered` ones since the last look, and `giveUp` is not reached.
-    private func closeUnlessReading(context: ChannelHandlerContext, mode: CloseMode, buffered: Int, giveUp: NIODeadline) {
+    /// The next look, `interval` on, at a close waiting for the writes: it waits on until `stalledLooks` looks in a
+    /// row find that the socket took less than `minimumProgress` of the `buffered` bytes, or `giveUp` comes.
+    private func closeUnlessReading(context: ChannelHandlerContext, mode: CloseMode, buffered: Int, stalled: Int, giveUp: NIODeadline) {
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let me = NIOLoopBound(self, eventLoop: context.eventLoop)
-        progressCheck = context.eventLoop.scheduleTask(in: Self.closeDelayLimit) {
+        progressCheck = context.eventLoop.scheduleTask(in: interval) {
             let now = Self.buffered(bound.value)
-            if buffered - now >= Self.minimumProgress, NIODeadline.now() < giveUp {
-                me.value.closeUnlessReading(context: bound.value, mode: mode, buffered: now, giveUp: giveUp)
+            let moved = buffered - now >= Self.minimumProgress
+            if moved || stalled + 1 < Self.stalledLooks, NIODeadline.now() < giveUp {
+                let (left, stalls) = moved ? (now, 0) : (buffered, stalled + 1)
+                me.value.closeUnlessReading(context: bound.value, mode: mode, buffered: left, stalled: stalls, giveUp: giveUp)
             } else {
                 bound.value.close(mode: mode, promise: nil)
             }

@@ -308,6 +308,55 @@ struct ServerTests {
         }
     }
 
+    /// A large response taken slowly is sent whole, though the idle timeout comes while it is being taken (the
+    /// close it brings waits while the client keeps reading); a client that stops reading is let go of.
+    @Test func slowReadersGetTheWholeResponse() async throws {
+        try await withScratch { dir in
+            let root = try makeRoot(in: dir)
+            let configuration = LiveServer.configuration(root: root) {
+                $0.idleTimeout = .seconds(1)
+                $0.slowReaderInterval = .seconds(1)
+            }
+            try await withServer(configuration) { s async throws in
+                // A PNG of about 8 MB: more than the kernel's socket buffers hold, so most of it waits in the server.
+                let request = "GET \(signed("/w:5000/plain/local:///group.jpg@png")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                /// What comes until the server closes, taking `chunk` bytes every 100 ms, and stopping after `limit`.
+                func take(chunk: Int, limit: Int) async throws -> (head: String, body: Int) {
+                    let fd = try connection(port: s.port, sending: request)
+                    defer { close(fd) }
+                    var bytes = [UInt8]()
+                    var buffer = [UInt8](repeating: 0, count: chunk)
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while ContinuousClock.now < deadline {
+                        if bytes.count >= limit {  // stopped reading: wait to be let go of, then take what was sent
+                            try await Task.sleep(for: .seconds(5))
+                            return try await (head(bytes) ?? "", receiveUntilClosed(fd, timeout: .seconds(5)).count + body(bytes))
+                        }
+                        let n = recv(fd, &buffer, chunk, Int32(MSG_DONTWAIT))
+                        if n == 0 { break }
+                        if n > 0 { bytes += buffer.prefix(n) }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    return (head(bytes) ?? "", body(bytes))
+                }
+                func head(_ bytes: [UInt8]) -> String? {
+                    bytes.firstRange(of: Array("\r\n\r\n".utf8)).map { String(decoding: bytes[..<$0.lowerBound], as: UTF8.self) }
+                }
+                func body(_ bytes: [UInt8]) -> Int { bytes.firstRange(of: Array("\r\n\r\n".utf8)).map { bytes.count - $0.upperBound } ?? 0 }
+                func length(_ head: String) -> Int? {
+                    let line = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    return line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+                }
+
+                let slow = try await take(chunk: 128 << 10, limit: .max)  // about 1.3 MB/s
+                let size = try #require(length(slow.head), "\(slow.head)")
+                #expect(size > 6_000_000 && slow.body == size, "\(slow.body) of \(size) bytes")
+                let stalled = try await take(chunk: 128 << 10, limit: 256 << 10)
+                #expect(stalled.body < size, "a client that stopped reading was sent \(stalled.body) of \(size) bytes")
+            }
+        }
+    }
+
     /// A client that announces a body and sends it a byte at a time (each byte would restart the idle timeout) is
     /// answered and disconnected, not read to the end of its body; a body sent whole keeps the connection open.
     @Test func slowBodiesAreNotWaitedFor() async throws {
