@@ -781,14 +781,20 @@ struct BatchArgumentTests {
         }
     }
 
-    /// A file given more than once (twice, as itself and in its folder, by another path) is one input.
+    /// A file given more than once with one key (twice, as itself and in its folder, by another path) is one
+    /// input; the same file in another folder (a hard link) is an input of its own, with its own outputs.
     @Test func anInputGivenTwiceIsDoneOnce() throws {
         try withScratch { dir in
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("in"), withIntermediateDirectories: true)
+            for sub in ["in/2023", "in/2024"] { try FileManager.default.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true) }
             try copySample("Golden/tiny/input.jpg", to: dir, as: "in/x.jpg")
             let r = try runBatch(["in", "in/x.jpg", "./in/x.jpg", "--output-dir", "out", "--json"], in: dir)
             #expect(r.status == 0, "\(r)")
             #expect(r.stdout.split(separator: "\n").count == 2, "one record and the summary: \(r.stdout)")
+            try copySample("Golden/tiny/input.jpg", to: dir, as: "in/2023/a.jpg")
+            #expect(link(dir.appendingPathComponent("in/2023/a.jpg").path, dir.appendingPathComponent("in/2024/a.jpg").path) == 0)
+            let linked = try runBatch(["in", "--recursive", "--output-dir", "out", "-q"], in: dir)
+            #expect(linked.status == 0, "\(linked)")
+            #expect(exists("2023/a-72x72.jpg", in: dir.appendingPathComponent("out")) && exists("2024/a-72x72.jpg", in: dir.appendingPathComponent("out")))
             let ranked = try runFaceCrop(["rank", "in", "in/x.jpg", "--json"], in: dir)
             #expect((try parseJSONObject(ranked.stdout)["ranked"] as? [Any])?.count == 1, "\(ranked)")
         }

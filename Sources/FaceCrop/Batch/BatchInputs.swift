@@ -67,8 +67,9 @@ public enum BatchInputs {
     }
 
     /// `collect`, leaving out `excluding` and keeping what could not be walked as problems; inputs sorted by key.
-    /// A file found more than once under one name (given twice, or as itself and within a folder given) is an input
-    /// once, with the first of its keys; under another name (a link) it is an input of that name.
+    /// A file found more than once with one key (given twice, or as itself and within a folder given) is an input
+    /// once; under another key (a link in another folder, another name) it is an input of that key too, with
+    /// outputs of its own.
     public static func collect(_ arguments: [String], recursive: Bool, excluding: Exclusions) -> Collected {
         var found = Collected()
         for argument in arguments {
@@ -82,15 +83,15 @@ public enum BatchInputs {
         found.inputs.sort { $0.key < $1.key }
         var (seen, unreached) = (Set<SameFile>(), Set<String>())  // a missing file by its path
         found.inputs.removeAll { input in
-            FileIdentity(input.path).map { !seen.insert(SameFile(identity: $0, name: input.fileName)).inserted } ?? !unreached.insert(input.path).inserted
+            FileIdentity(input.path).map { !seen.insert(SameFile(identity: $0, key: input.key)).inserted } ?? !unreached.insert(input.path).inserted
         }
         return found
     }
 
-    /// A file under one name.
+    /// A file under one key.
     private struct SameFile: Hashable {
         let identity: FileIdentity
-        let name: String
+        let key: String
     }
 
     static func isDirectory(_ path: String) -> Bool {
