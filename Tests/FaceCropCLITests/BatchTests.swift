@@ -785,7 +785,9 @@ struct BatchArgumentTests {
     /// input; the same file in another folder (a hard link) is an input of its own, with its own outputs.
     @Test func anInputGivenTwiceIsDoneOnce() throws {
         try withScratch { dir in
-            for sub in ["in/2023", "in/2024"] { try FileManager.default.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true) }
+            for sub in ["in/2023", "in/2024"] {
+                try FileManager.default.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true)
+            }
             try copySample("Golden/tiny/input.jpg", to: dir, as: "in/x.jpg")
             let r = try runBatch(["in", "in/x.jpg", "./in/x.jpg", "--output-dir", "out", "--json"], in: dir)
             #expect(r.status == 0, "\(r)")
