@@ -324,7 +324,8 @@ static size_t nesting_depth(const char *path) {
 extern "C" OCVDetector *ocv_haar_create(const char *cascade_path, char *error, size_t error_size) {
     return create(OCVDetector::haar, error, error_size, [&](OCVDetector &detector) {
         if (access(cascade_path, R_OK) != 0) throw std::runtime_error(unreadable());
-        if (nesting_depth(cascade_path) > 256) throw std::runtime_error("it nests deeper than any Haar cascade does");
+        if (nesting_depth(cascade_path) > 256)
+            throw std::runtime_error("it is not a Haar cascade OpenCV can read (it nests deeper than any cascade does)");
         if (!reading_model_file("a Haar cascade", [&] { return detector.cascade.load(cascade_path); }))
             throw std::runtime_error("it is not a Haar cascade OpenCV can read");
     });

@@ -81,7 +81,7 @@ public struct OriginFetcher: Sendable {
                     // so that an origin trickling its body cannot hold a crop slot past --origin-timeout.
                     body = try await Self.before(end) { try await response.body.collect(upTo: maxBytes) }
                 } catch is NIOTooManyBytesError {
-                    throw ServerError(413, "Source '\(name)' is over the limit of \(maxBytes) bytes; raise it with --max-file-size if you trust this origin.")
+                    throw ServerError(413, "Source '\(name)' is over the limit of \(maxBytes) bytes.")
                 }
                 let validator =
                     response.headers.first(name: "ETag").map { "etag:" + $0 } ?? response.headers.first(name: "Last-Modified").map { "modified:" + $0 }

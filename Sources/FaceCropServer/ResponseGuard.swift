@@ -98,7 +98,7 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.flush()
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let me = NIOLoopBound(self, eventLoop: context.eventLoop)
-        closeUnlessReading(context: context, mode: mode, buffered: Self.buffered(context), stalled: 0, giveUp: .now() + Self.closeWaitLimit)
+        closeUnlessReading(context: context, mode: mode, sent: Self.sent(context), stalled: 0, giveUp: .now() + Self.closeWaitLimit)
         pending.whenComplete { _ in
             me.value.progressCheck?.cancel()
             bound.value.close(mode: mode, promise: closed)
@@ -106,25 +106,43 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The next look, `interval` on, at a close waiting for the writes: it waits on until `stalledLooks` looks in a
-    /// row find that the socket took less than `minimumProgress` of the `buffered` bytes, or `giveUp` comes.
-    private func closeUnlessReading(context: ChannelHandlerContext, mode: CloseMode, buffered: Int, stalled: Int, giveUp: NIODeadline) {
+    /// row find less than `minimumProgress` bytes more `sent` to the client, or `giveUp` comes.
+    private func closeUnlessReading(context: ChannelHandlerContext, mode: CloseMode, sent: Int, stalled: Int, giveUp: NIODeadline) {
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let me = NIOLoopBound(self, eventLoop: context.eventLoop)
         progressCheck = context.eventLoop.scheduleTask(in: interval) {
-            let now = Self.buffered(bound.value)
-            let moved = buffered - now >= Self.minimumProgress
+            let now = Self.sent(bound.value)
+            let moved = now - sent >= Self.minimumProgress
             if moved || stalled + 1 < Self.stalledLooks, NIODeadline.now() < giveUp {
-                let (left, stalls) = moved ? (now, 0) : (buffered, stalled + 1)
-                me.value.closeUnlessReading(context: bound.value, mode: mode, buffered: left, stalled: stalls, giveUp: giveUp)
+                let (before, stalls) = moved ? (now, 0) : (sent, stalled + 1)
+                me.value.closeUnlessReading(context: bound.value, mode: mode, sent: before, stalled: stalls, giveUp: giveUp)
             } else {
                 bound.value.close(mode: mode, promise: nil)
             }
         }
     }
 
-    /// Bytes written to the connection that the socket has not taken yet.
-    static func buffered(_ context: ChannelHandlerContext) -> Int {
-        (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+    /// How far the response has gone, as a count that grows as the client takes it: the bytes the client has
+    /// acknowledged (Linux's `tcpi_bytes_acked`), or, where the socket cannot tell, less the bytes still waiting
+    /// in the server (which move only when the kernel has room: after the client read about half its buffer).
+    static func sent(_ context: ChannelHandlerContext) -> Int {
+        if let acknowledged = acknowledged(context) { return acknowledged }
+        return -((try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0)
+    }
+
+    /// `struct tcp_info` up to `tcpi_bytes_acked`, its 16th 64-bit word (Linux 4.1 and later).
+    typealias TCPInfoHead = (
+        UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+    )
+
+    /// The bytes of this connection the client has acknowledged, read on the event loop; nil where TCP_INFO gives
+    /// no such count.
+    static func acknowledged(_ context: ChannelHandlerContext) -> Int? {
+        guard let provider = context.channel as? SocketOptionProvider, context.eventLoop.inEventLoop else { return nil }
+        let info: EventLoopFuture<TCPInfoHead> = provider.unsafeGetSocketOption(level: .tcp, name: .tcp_info)
+        var acked: Int?
+        info.whenSuccess { acked = Int(clamping: $0.15) }  // on the event loop, the future is already complete
+        return acked.flatMap { $0 > 0 ? $0 : nil }
     }
 }
 

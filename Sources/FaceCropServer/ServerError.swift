@@ -12,10 +12,11 @@ public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Seconds for `Retry-After` (503 only).
     public var retryAfter: Int?
 
-    /// An error answered with `status` and `message`; `retryAfter` seconds go in a 503's `Retry-After`.
+    /// An error answered with `status` and `message` (as `forClients` words it); `retryAfter` seconds go in a
+    /// 503's `Retry-After`.
     public init(_ status: Int, _ message: String, retryAfter: Int? = nil) {
         self.status = status
-        self.message = message
+        self.message = Self.forClients(message)
         self.retryAfter = retryAfter
     }
 
@@ -33,7 +34,7 @@ public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// large) 400; 65 (not an image, damaged) 422, or 413 when the input is over a size limit; 66 (missing,
     /// not a regular file) 404; no face (status 2) 422; everything else 500.
     public init(_ error: FaceCropError) {
-        let message = Self.forClients(error.description)
+        let message = error.description
         switch error {
         case .fileTooLarge, .tooManyPixels, .wholeFrameTooLarge: self.init(413, message)
         case .noFace: self.init(422, message)
@@ -48,8 +49,8 @@ public struct ServerError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// A library message as a client should read it: without the command's advice ("raise it with --max-pixels
-    /// if you trust this file", the operator's business), and the output in memory called the output.
+    /// A message as a client should read it: without advice for the operator ("raise it with --max-pixels if you
+    /// trust this file", the library's and the server's own), and the output in memory called the output.
     static func forClients(_ message: String) -> String {
         var text = message.replacing("Output '\(FaceCropper.memoryName)'", with: "The output")
         if let advice = text.firstRange(of: "; raise it with --") { text = text[..<advice.lowerBound] + "." }

@@ -166,7 +166,9 @@ struct Batch: ParsableCommand {
         let clashes = settings.clashes(all)
         if let (path, owners) = clashes.min(by: { $0.key < $1.key }) {
             let who = owners[0] == owners[1] ? "Two outputs of '\(owners[0])'" : "'\(owners[0])' and '\(owners[1])'"
-            let hint = inputs.recursive ? "a --name with more in it" : "their folders with --recursive, or a --name with more in it"
+            // Their folders help only for files of different folders, given as files.
+            let apart = !inputs.recursive && Rank.folder(owners[0]) != Rank.folder(owners[1])
+            let hint = apart ? "their folders with --recursive, or a --name with more in it" : "a --name with more in it"
             printError("Error: \(who) would both write '\(path)'; give \(hint).")
             throw ExitCode(64)
         }

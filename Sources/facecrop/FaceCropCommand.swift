@@ -39,16 +39,29 @@ struct FaceCropCommand: ParsableCommand {
                 printError(message.hasPrefix("Error: ") ? message : "Error: \(message)")
                 exit(withError: ExitCode(64))
             }
-            exit(withError: error)
+            exitWith(error)
         }
         if command is Crop || command is Detect || command is Annotate { FaceCropper.returnLargeBlocksWhenFreed() }
         do {
             try command.run()
         } catch {
-            exit(withError: error)
+            exitWith(error)
         }
-        // Standard output is buffered: a write that failed (a full disk) shows only here, and is an output that
-        // could not be written (73), not a success.
+        finishStandardOutput()
+    }
+
+    /// ArgumentParser's `exit(withError:)`, but help and the version (a clean exit) are printed here, so that
+    /// standard output that cannot be written is an error (73) for them too.
+    static func exitWith(_ error: any Error) -> Never {
+        guard exitCode(for: error) == .success else { exit(withError: error) }
+        print(fullMessage(for: error))
+        finishStandardOutput()
+        exit(withError: ExitCode.success)
+    }
+
+    /// Standard output is buffered: a write that failed (a full disk) shows only when it is flushed, and is an
+    /// output that could not be written (73), not a success.
+    static func finishStandardOutput() {
         do {
             try StandardStreams.flush()
         } catch {

@@ -184,7 +184,7 @@ struct HostilePathTests {
     /// was printed, and in a batch whatever the input's outcome.
     @Test(arguments: [
         ["detect", "photos/a.jpg"], ["detect", "photos/a.jpg", "--json"], ["rank", "photos"], ["photos/a.jpg", "-o", "c.jpg", "--json"],
-        ["batch", "photos", "--output-dir", "out", "--json"],
+        ["batch", "photos", "--output-dir", "out", "--json"], ["--help"], ["help", "crop"], ["--version"],
     ])
     func standardOutputOnAFullDeviceFailsTheRun(_ args: [String]) throws {
         try withScratch { dir in
