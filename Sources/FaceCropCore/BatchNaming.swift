@@ -9,29 +9,36 @@ package enum BatchNaming {
     package static func outputName(template: String, stem: String, fileExtension: String, aspect: Aspect, asked: OutputSize?, size: ImageSize?)
         -> String
     {
-        let aspect = aspect.description.replacing(":", with: "x")
+        let x = aspect.description.replacing(":", with: "x")
+        return filled(template, stem: stem, fileExtension: fileExtension, aspect: x, asked: asked, size: size, unknown: ("W\(x)", "H\(x)"))
+    }
+}
+
+extension BatchNaming {
+    /// `outputName` before any work, for messages: a size known only once the faces are found is written as the
+    /// template has it (`{width}`, `{height}`), not as the stand-in that keeps such names apart.
+    package static func shownName(template: String, stem: String, fileExtension: String, aspect: Aspect, asked: OutputSize?) -> String {
+        let x = aspect.description.replacing(":", with: "x")
+        return filled(template, stem: stem, fileExtension: fileExtension, aspect: x, asked: asked, size: nil, unknown: ("{width}", "{height}"))
+    }
+
+    /// `template` filled in, `unknown` standing for a side that neither `size` nor `asked` gives.
+    private static func filled(
+        _ template: String, stem: String, fileExtension: String, aspect: String, asked: OutputSize?, size: ImageSize?,
+        unknown: (width: String, height: String)
+    ) -> String {
         let (width, height): (String, String) =
             switch (size, asked) {
             case (let size?, _): (String(size.width), String(size.height))
             case (nil, .exact(let w, let h)?): (String(w), String(h))
-            case (nil, .width(let w)?): (String(w), "H\(aspect)")
-            case (nil, nil): ("W\(aspect)", "H\(aspect)")
+            case (nil, .width(let w)?): (String(w), unknown.height)
+            case (nil, nil): (unknown.width, unknown.height)
             }
         return template.replacing("{stem}", with: stem)
             .replacing("{ext}", with: fileExtension)
             .replacing("{width}", with: width)
             .replacing("{height}", with: height)
             .replacing("{aspect}", with: aspect)
-    }
-}
-
-extension BatchNaming {
-    /// `outputName` for messages: a size known only once the faces are found is written as the template has it
-    /// (`{width}`, `{height}`), not as the stand-in that keeps such names apart.
-    package static func shownName(template: String, stem: String, fileExtension: String, aspect: Aspect, asked: OutputSize?) -> String {
-        let name = outputName(template: template, stem: stem, fileExtension: fileExtension, aspect: aspect, asked: asked, size: nil)
-        let standIn = aspect.description.replacing(":", with: "x")
-        return name.replacing("W\(standIn)", with: "{width}").replacing("H\(standIn)", with: "{height}")
     }
 
     /// The manifest's file name for an input's file name and the run's options key: "NAME.HASH.json", HASH the

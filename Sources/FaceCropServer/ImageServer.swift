@@ -69,8 +69,8 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// Why `application` stopped before it listened: the system's words for a socket's error ("address already
-    /// in use"), not the name of NIO's call that failed.
+    /// A socket's error in the system's words ("address already in use", "connection refused"), not the name of
+    /// NIO's call that failed: why `application` stopped before it listened, or an origin could not be reached.
     public static func reason(_ error: any Error) -> String {
         if let error = error as? IOError { return String(cString: strerror(error.errnoCode)).lowercased() }
         if let error = error as? SocketAddressError.UnknownHost { return "no such host (\(error.errorDescription.lowercased()))" }

@@ -3,7 +3,6 @@
 // Content-Length before reading when it announces more).
 import AsyncHTTPClient
 import FaceCrop
-import Glibc
 import NIOCore
 import NIOHTTP1
 
@@ -94,7 +93,7 @@ public struct OriginFetcher: Sendable {
                 throw ServerError(504, "Source '\(name)' did not arrive within \(timeout) (--origin-timeout).")
             } catch let error as IOError {
                 // The system's words alone: NIO's own for a refused connection are garbled.
-                throw ServerError(502, "Source '\(name)' could not be fetched: \(String(cString: strerror(error.errnoCode)).lowercased()).")
+                throw ServerError(502, "Source '\(name)' could not be fetched: \(ImageServer.reason(error)).")
             } catch {
                 throw ServerError(502, "Source '\(name)' could not be fetched: \(error).")
             }

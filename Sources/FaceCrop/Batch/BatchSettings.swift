@@ -177,16 +177,20 @@ public struct BatchSettings: Sendable {
     /// Output paths that two inputs would share (checked before any work), as "path" → inputs; a size the name
     /// holds that is known only once the faces are found is shown as `{width}` or `{height}`.
     public func clashes(_ inputs: [BatchInput]) -> [String: [String]] {
-        var owners = [String: (shown: String, inputs: [String])]()
+        var owners = [String: (first: BatchInput, spec: OutputSpec, inputs: [String])]()
         for input in inputs {
             for spec in specs {
-                let path = "\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))"
-                let shown = BatchNaming.shownName(
-                    template: nameTemplate, stem: input.stem, fileExtension: spec.format.fileExtension, aspect: spec.aspect, asked: spec.size)
-                owners[path, default: ("\(folder(for: input))/\(shown)", [])].inputs.append(input.path)
+                owners["\(folder(for: input))/\(outputName(for: input, spec: spec, size: nil))", default: (input, spec, [])].inputs.append(input.path)
             }
         }
-        return Dictionary(owners.values.filter { $0.inputs.count > 1 }.map { ($0.shown, $0.inputs) }, uniquingKeysWith: { a, _ in a })
+        // Named for the message only where two share a path.
+        let shared = owners.values.filter { $0.inputs.count > 1 }.map { owner in
+            let name = BatchNaming.shownName(
+                template: nameTemplate, stem: owner.first.stem, fileExtension: owner.spec.format.fileExtension, aspect: owner.spec.aspect,
+                asked: owner.spec.size)
+            return ("\(folder(for: owner.first))/\(name)", owner.inputs)
+        }
+        return Dictionary(shared, uniquingKeysWith: { a, _ in a })
     }
 }
 
