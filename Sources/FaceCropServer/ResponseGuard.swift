@@ -140,9 +140,9 @@ final class ResponseGuard: ChannelDuplexHandler, RemovableChannelHandler {
     static func acknowledged(_ context: ChannelHandlerContext) -> Int? {
         guard let provider = context.channel as? SocketOptionProvider, context.eventLoop.inEventLoop else { return nil }
         let info: EventLoopFuture<TCPInfoHead> = provider.unsafeGetSocketOption(level: .tcp, name: .tcp_info)
-        var acked: Int?
-        info.whenSuccess { acked = Int(clamping: $0.15) }  // on the event loop, the future is already complete
-        return acked.flatMap { $0 > 0 ? $0 : nil }
+        let acked = NIOLoopBoundBox<Int?>(nil, eventLoop: context.eventLoop)
+        info.whenSuccess { acked.value = Int(clamping: $0.15) }  // on the event loop, the future is already complete
+        return acked.value.flatMap { $0 > 0 ? $0 : nil }
     }
 }
 

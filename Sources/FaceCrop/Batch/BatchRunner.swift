@@ -37,11 +37,18 @@ public struct BatchRunner: Sendable {
         return records.withLock { $0.compactMap { $0 } }
     }
 
+    /// What a failed input does with its manifest: nothing (it wrote none), remove the one it wrote, or put back
+    /// the bytes of the one it replaced.
+    private enum ManifestUndo {
+        case nothing, remove
+        case restore([UInt8])
+    }
+
     /// One input: skip it when its manifest is current, else analyse it once and write every output.
     public func process(_ input: BatchInput) -> BatchRecord {
         let manifestPath = settings.manifestPath(for: input)
         var written = [String]()
-        var replacedManifest: [UInt8]??  // nil until this run writes the manifest; then what it replaced, if any
+        var manifestUndo = ManifestUndo.nothing
         do throws(FaceCropError) {
             try InputCheck.readableFile(input.path, maxBytes: cropper.maxFileSize)
             let (fileSize, modified) = Self.sizeAndTime(input.path)
@@ -109,7 +116,7 @@ public struct BatchRunner: Sendable {
                 // are this batch's, made again by the next run, never taken for photos of the user's.
                 let replaced = (try? Data(contentsOf: URL(fileURLWithPath: manifestPath))).map { [UInt8]($0) }
                 try Self.writeManifest(manifest(outputs(bytes: { _ in -1 }), sha256: ""), to: manifestPath, inputs: settings.inputs)
-                replacedManifest = .some(replaced)
+                manifestUndo = replaced.map(ManifestUndo.restore) ?? .remove
                 let rendered = FaceCropper.RenderedCrops()
                 for (todo, options, crop, _) in jobs {
                     _ = try cropper.write(analysis, crop: crop.rect, to: todo.map(\.1), options: options, protecting: settings.inputs, rendered: rendered) {
@@ -129,8 +136,10 @@ public struct BatchRunner: Sendable {
             // A failed input leaves no output: remove what it wrote before failing, and put back the manifest it
             // replaced (an earlier run's outputs stay known to --prune), or remove its own.
             for path in written { unlink(path) }
-            if case .some(let replaced) = replacedManifest {
-                if let replaced { try? AtomicFile.write(replaced, to: manifestPath) } else { unlink(manifestPath) }
+            switch manifestUndo {
+            case .nothing: break
+            case .remove: unlink(manifestPath)
+            case .restore(let bytes): try? AtomicFile.write(bytes, to: manifestPath)
             }
             return BatchRecord(input: input.path, status: .failed, error: error.description, exitCode: error.exitCode)
         }
