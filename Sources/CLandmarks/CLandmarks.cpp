@@ -96,10 +96,6 @@ template <> struct image_traits<clm::RGBView> {
 };
 } // namespace dlib
 
-// The model as clm_fit walks it: dlib's cascades of regression trees, with each split in 8 bytes and each leaf's
-// values as 16-bit integers times a scale of the leaf's own. Half of dlib's floats (33 MB instead of 65 MB for the
-// 68-point model); each value within 1/65534 of its leaf's largest, which moves a point by a few thousandths of
-// a pixel.
 // std::allocator, except that a block of 8 MB or more gets pages of its own, advised to the kernel as huge pages:
 // the model's leaves (33 MB) then take a few dozen page faults as they are read instead of about 8,000.
 template <typename T> struct HugePageAllocator {
@@ -120,9 +116,14 @@ template <typename T> struct HugePageAllocator {
         if (mapped(n)) munmap(p, length(n));
         else std::allocator<T>().deallocate(p, n);
     }
-    bool operator==(const HugePageAllocator &) const { return true; }
+    template <typename U> bool operator==(const HugePageAllocator<U> &) const { return true; }
+    template <typename U> bool operator!=(const HugePageAllocator<U> &) const { return false; }
 };
 
+// The model as clm_fit walks it: dlib's cascades of regression trees, with each split in 8 bytes and each leaf's
+// values as 16-bit integers times a scale of the leaf's own. Half of dlib's floats (33 MB instead of 65 MB for the
+// 68-point model); each value within 1/65534 of its leaf's largest, which moves a point by a few thousandths of
+// a pixel.
 struct CompactSplit {
     uint16_t idx1, idx2;
     float thresh;
