@@ -18,12 +18,17 @@ public struct OriginFetcher: Sendable {
     /// Time for a whole fetch, redirects and body included (`--origin-timeout`); past it, 504.
     public let timeout: Duration
 
+    /// How long the client keeps trying to connect to an origin (thumbor's default): an origin that is down or
+    /// refuses connections is answered 502 after this, not after the whole fetch's time.
+    public static let connectTimeout = Duration.seconds(5)
+
     /// The client that fetches sources: redirects are followed here (each target checked), not by the client.
     public static func makeClient(timeout: Duration) -> HTTPClient {
         let t = timeout.timeAmount
         return HTTPClient(
             eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: t, read: t), decompression: .disabled))
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .disallow, timeout: .init(connect: min(t, connectTimeout.timeAmount), read: t), decompression: .disabled))
     }
 
     /// Whether `host` (lowercased) is allowed: named exactly, or under a `*.example.com` entry.
@@ -39,7 +44,7 @@ public struct OriginFetcher: Sendable {
 
     /// The body and identity of `url`: 403 for a host (or redirect target) off the allow-list, 400 for a redirect
     /// to a URL it would refuse as a source (e.g. with a user name), 404 when the origin says 404 or 410, 413 over
-    /// `maxBytes`, 504 past the time limit, 502 for any other failure.
+    /// `maxBytes`, 504 past the time limit (or `connectTimeout` without a connection), 502 for any other failure.
     public func fetch(_ url: String, name: String, maxBytes: Int) async throws(ServerError) -> (bytes: [UInt8], identity: SourceIdentity) {
         let deadline = NIODeadline.now() + timeout.timeAmount
         let end = ContinuousClock.now + timeout
@@ -89,6 +94,8 @@ public struct OriginFetcher: Sendable {
                 return (bytes, identity)
             } catch let error as ServerError {
                 throw error
+            } catch let error as HTTPClientError where error == .connectTimeout && timeout > Self.connectTimeout {
+                throw ServerError(504, "Source '\(name)' could not be connected to within \(Self.connectTimeout).")
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
                 throw ServerError(504, "Source '\(name)' did not arrive within \(timeout) (--origin-timeout).")
             } catch let error as IOError {

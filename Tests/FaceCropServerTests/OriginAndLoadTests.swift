@@ -84,6 +84,24 @@ struct OriginTests {
     }
 }
 
+extension OriginTests {
+    /// An origin that refuses connections is answered 502 once connecting has been tried for
+    /// `OriginFetcher.connectTimeout`, not after the whole fetch's `--origin-timeout`.
+    @Test func aRefusedOriginFailsAtTheConnectLimit() async throws {
+        let configuration = LiveServer.configuration(root: nil) {
+            $0.allowedHosts = ["127.0.0.1"]
+            $0.originTimeout = .seconds(120)
+        }
+        try await withServer(configuration) { s async throws in
+            let start = ContinuousClock.now
+            let r = try await s.get(signed("/rs:fill:64:64/plain/http://127.0.0.1:1/portrait.png@jpg"))
+            let waited = ContinuousClock.now - start
+            #expect(r.status == 502 && (r.json?["error"] as? String)?.contains("connection refused") == true, "\(r)")
+            #expect(waited < .seconds(60), "answered after \(waited)")
+        }
+    }
+}
+
 @Suite(.serialized, .timeLimit(.minutes(10)))
 struct LoadTests {
     /// One slot and a queue of one: with a request holding the slot (its origin answers only when the test lets it)
