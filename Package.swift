@@ -35,7 +35,7 @@ let package = Package(
         .target(
             name: "CVipsShim",
             exclude: ["glib"],
-            cSettings: [.headerSearchPath("glib/include"), .headerSearchPath(glibConfigInclude)],
+            cSettings: [.headerSearchPath("glib/include"), .headerSearchPath(glibConfigInclude), .headerSearchPath("../CxxShared")],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("gmodule-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // OpenCV (C++) behind a plain C header. Linked library by library: pkg-config opencv4 would load every
@@ -49,7 +49,8 @@ let package = Package(
                 .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
             ]
         ),
-        // Both C++ shims catch every exception through CxxShared/guarded.hpp (a header, not a target).
+        // Both C++ shims catch every exception through CxxShared/guarded.hpp (a header, not a target); CVipsShim and
+        // CLandmarks map large buffers through CxxShared/huge_pages.h.
         // dlib's 68-point shape predictor (C++) behind a plain C header. Header-only: it links no library (dlib's
         // BLAS/LAPACK calls are turned off in the shim, see CLandmarks.cpp).
         .target(name: "CLandmarks", cxxSettings: [.headerSearchPath("../CxxShared")]),

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 #include "guarded.hpp"
+#include "huge_pages.h"
 
 using Shape = dlib::matrix<float, 0, 1>;
 using Forests = std::vector<std::vector<dlib::impl::regression_tree>>;
@@ -96,24 +97,21 @@ template <> struct image_traits<clm::RGBView> {
 };
 } // namespace dlib
 
-// std::allocator, except that a block of 8 MB or more gets pages of its own, advised to the kernel as huge pages:
-// the model's leaves (33 MB) then take a few dozen page faults as they are read instead of about 8,000.
+// std::allocator, except that a block of 8 MB or more gets pages that may be huge (huge_pages.h): the model's
+// leaves (33 MB) then take a few dozen page faults as they are read instead of about 8,000.
 template <typename T> struct HugePageAllocator {
     using value_type = T;
-    static constexpr size_t huge = size_t(2) << 20;
     HugePageAllocator() = default;
     template <typename U> HugePageAllocator(const HugePageAllocator<U> &) {}
-    static bool mapped(size_t n) { return n * sizeof(T) >= 4 * huge; }
-    static size_t length(size_t n) { return (n * sizeof(T) + huge - 1) / huge * huge; }
+    static bool mapped(size_t n) { return n * sizeof(T) >= 4 * FC_HUGE_PAGE; }
     T *allocate(size_t n) {
         if (!mapped(n)) return std::allocator<T>().allocate(n);
-        void *pages = mmap(nullptr, length(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (pages == MAP_FAILED) throw std::bad_alloc();
-        madvise(pages, length(n), MADV_HUGEPAGE);
-        return static_cast<T *>(pages);
+        void *start = fc_map_huge_pages(n * sizeof(T));
+        if (!start) throw std::bad_alloc();
+        return static_cast<T *>(start);
     }
     void deallocate(T *p, size_t n) {
-        if (mapped(n)) munmap(p, length(n));
+        if (mapped(n)) fc_unmap_huge_pages(p, n * sizeof(T));
         else std::allocator<T>().deallocate(p, n);
     }
     template <typename U> bool operator==(const HugePageAllocator<U> &) const { return true; }

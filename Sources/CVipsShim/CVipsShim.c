@@ -2,6 +2,7 @@
 // Multi-step wrappers keep their temporaries in vips_object_local_array, freed with the parent object.
 #define _GNU_SOURCE  // pthread_rwlockattr_setkind_np
 #include "CVipsShim.h"
+#include "huge_pages.h"
 #include <vips/vips.h>
 #include <link.h>
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 // Some loaders (libvips 8.14's PNG loader among them) report why a header is bad only as a warning, and
 // leave the error buffer empty. The last warning of each thread is kept as the error's detail.
@@ -522,35 +522,30 @@ static void own_blobs(VipsImage *image) {
 
 typedef struct {
     void *start;
-    size_t length;
+    size_t size;
 } Mapping;
 
 static void unmap_pixels(VipsImage *image, Mapping *mapping) {
     (void)image;
-    munmap(mapping->start, mapping->length);
+    fc_unmap_huge_pages(mapping->start, mapping->size);
     g_free(mapping);
 }
 
-// An empty memory image for `in`'s pixels (8 MB or more, not coded) in pages of their own, which the kernel
-// may back with huge pages where it allows them (transparent huge pages "madvise" or "always"): a decoded photo
-// then costs a few dozen page faults instead of thousands (docs/performance.md). NULL otherwise.
+// An empty memory image for `in`'s pixels (8 MB or more, not coded) in pages that may be huge (huge_pages.h).
+// NULL otherwise.
 static VipsImage *huge_page_image(VipsImage *in) {
-    const size_t huge = 2 << 20, size = VIPS_IMAGE_SIZEOF_IMAGE(in);
-    if (in->Coding != VIPS_CODING_NONE || size < 4 * huge) return NULL;
-    Mapping *mapping = g_new(Mapping, 1);
-    mapping->length = (size + huge - 1) / huge * huge;
-    mapping->start = mmap(NULL, mapping->length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapping->start == MAP_FAILED) {
-        g_free(mapping);
-        return NULL;
-    }
-    madvise(mapping->start, mapping->length, MADV_HUGEPAGE);
-    VipsImage *image = vips_image_new_from_memory(mapping->start, size, in->Xsize, in->Ysize, in->Bands, in->BandFmt);
+    const size_t size = VIPS_IMAGE_SIZEOF_IMAGE(in);
+    if (in->Coding != VIPS_CODING_NONE || size < 4 * FC_HUGE_PAGE) return NULL;
+    void *start = fc_map_huge_pages(size);
+    if (!start) return NULL;
+    VipsImage *image = vips_image_new_from_memory(start, size, in->Xsize, in->Ysize, in->Bands, in->BandFmt);
     if (!image) {
-        munmap(mapping->start, mapping->length);
-        g_free(mapping);
+        fc_unmap_huge_pages(start, size);
         return NULL;
     }
+    Mapping *mapping = g_new(Mapping, 1);
+    mapping->start = start;
+    mapping->size = size;
     g_signal_connect(image, "postclose", G_CALLBACK(unmap_pixels), mapping);
     return image;
 }
