@@ -103,7 +103,7 @@ template <typename T> struct HugePageAllocator {
     using value_type = T;
     HugePageAllocator() = default;
     template <typename U> HugePageAllocator(const HugePageAllocator<U> &) {}
-    static bool mapped(size_t n) { return n * sizeof(T) >= 4 * FC_HUGE_PAGE; }
+    static bool mapped(size_t n) { return n * sizeof(T) >= FC_HUGE_PAGES_MIN; }
     T *allocate(size_t n) {
         if (!mapped(n)) return std::allocator<T>().allocate(n);
         void *start = fc_map_huge_pages(n * sizeof(T));

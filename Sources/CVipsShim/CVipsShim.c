@@ -535,7 +535,7 @@ static void unmap_pixels(VipsImage *image, Mapping *mapping) {
 // NULL otherwise.
 static VipsImage *huge_page_image(VipsImage *in) {
     const size_t size = VIPS_IMAGE_SIZEOF_IMAGE(in);
-    if (in->Coding != VIPS_CODING_NONE || size < 4 * FC_HUGE_PAGE) return NULL;
+    if (in->Coding != VIPS_CODING_NONE || size < FC_HUGE_PAGES_MIN) return NULL;
     void *start = fc_map_huge_pages(size);
     if (!start) return NULL;
     VipsImage *image = vips_image_new_from_memory(start, size, in->Xsize, in->Ysize, in->Bands, in->BandFmt);

@@ -8,6 +8,9 @@
 /// The size of a huge page on x86-64 and arm64 (4 KB base pages).
 #define FC_HUGE_PAGE ((size_t)2 << 20)
 
+/// The smallest buffer worth its own mapping (8 MB): smaller ones keep the allocator's pages.
+#define FC_HUGE_PAGES_MIN (4 * FC_HUGE_PAGE)
+
 /// What `fc_map_huge_pages(size)` maps: whole huge pages.
 static inline size_t fc_huge_pages_length(size_t size) { return (size + FC_HUGE_PAGE - 1) / FC_HUGE_PAGE * FC_HUGE_PAGE; }
 

@@ -71,8 +71,9 @@ struct Crop: ParsableCommand {
             throw ValidationError("\(option) writes a file, not standard output; give it a name ending in \(ImageFormat.choices(dotted: true)).")
         }
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
-        guard ImageFormat(path: path) != nil, !name.isEmpty, name != ".", name != ".." else {
-            if name.isEmpty || name == "." || name == ".." {
+        let namesFolder = name.isEmpty || name == "." || name == ".."
+        guard ImageFormat(path: path) != nil, !namesFolder else {
+            if namesFolder {
                 throw ValidationError("Expected a file name for \(option) but received '\(path)', which names a folder.")
             }
             guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
